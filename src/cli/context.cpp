@@ -1,0 +1,29 @@
+#include "cli/context.h"
+
+namespace evk::cli {
+
+Workspace& Context::workspace() {
+  if (!ws_) ws_ = std::make_unique<Workspace>(Workspace::resolve(g_.workspace));
+  return *ws_;
+}
+
+Config& Context::config() {
+  if (!cfg_) {
+    cfg_ = std::make_unique<Config>(Config::load(Workspace::resolve(g_.workspace), g_.config));
+    if (g_.max_elements >= 0)
+      cfg_->set("tasks.max_elements", std::to_string(g_.max_elements), "flag");
+  }
+  return *cfg_;
+}
+
+void add_global_options(CLI::App& app, GlobalOptions& g) {
+  app.add_option("--workspace", g.workspace,
+                 "workspace folder (default: $EVK_WORKSPACE or ./.evokernel)");
+  app.add_option("--config", g.config,
+                 "config file (default: <workspace>/evokernel.toml when present)");
+  app.add_option("--max-elements", g.max_elements,
+                 "fit tasks so their inputs hold at most N elements (0: never)")
+      ->check(CLI::NonNegativeNumber);
+}
+
+}  // namespace evk::cli

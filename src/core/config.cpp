@@ -1,0 +1,199 @@
+#include "core/config.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <toml++/toml.h>
+
+#include "core/error.h"
+
+namespace evk {
+namespace fs = std::filesystem;
+
+const std::vector<ConfigKey>& config_keys() {
+  static const std::vector<ConfigKey> keys = {
+      // Tasks and the oracle
+      {"tasks.max_elements", "16777216",
+       "fit tasks so that their inputs hold at most this many elements (0: never fit)"},
+      {"oracle.timeout_s", "300", "time limit of one oracle run, seconds"},
+      {"oracle.timing_runs", "20", "timed eager forward calls for the PyTorch baseline"},
+      {"oracle.python", "/usr/bin/python3", "Python interpreter with torch importable"},
+      // Verifier
+      {"verify.threads", "1", "threads for candidates and the PyTorch baseline alike"},
+      {"verify.seeds", "3", "seeds (fresh inputs) checked for correctness"},
+      {"verify.atol", "0.01", "absolute tolerance of the allclose check"},
+      {"verify.rtol", "0.01", "relative tolerance of the allclose check"},
+      {"verify.rel_norm_bound", "0.01", "bound on ||out - ref|| / ||ref||"},
+      {"verify.compile_timeout_s", "120", "wall-clock limit of one compilation"},
+      {"verify.run_timeout_s", "60", "wall-clock limit of one runner process"},
+      {"verify.address_space_mb", "8192", "address-space limit of the runner, MiB"},
+      {"verify.timing_budget_ms", "1000", "time spent in timed calls per candidate"},
+      {"verify.timing_max_trials", "200", "most timed calls per candidate"},
+      {"verify.jobs", "1", "verifications run at once"},
+      // LLM
+      {"llm.model", "sim", "provider:model, replay:FILE or sim"},
+      {"llm.base_url", "https://api.openai.com/v1", "OpenAI-compatible endpoint"},
+      {"llm.api_key", "", "API key (EVK_API_KEY or OPENAI_API_KEY take precedence)", true},
+      {"llm.temperature", "0.7", "sampling temperature"},
+      {"llm.max_tokens", "4096", "most completion tokens per call"},
+      {"llm.connect_timeout_s", "10", "connection timeout"},
+      {"llm.timeout_s", "300", "total timeout of one call"},
+      {"llm.retries", "4", "retries on timeouts, connection errors, 429 and 5xx"},
+      {"llm.concurrency", "4", "calls in flight at once, shared by all callers"},
+      {"llm.budget_calls", "0", "most calls per run (0: unlimited)"},
+      {"llm.budget_tokens", "0", "most tokens per run (0: unlimited)"},
+      {"llm.budget_usd", "0", "most US dollars per run (0: unlimited)"},
+      // Memory
+      {"memory.policy", "value", "retrieval policy: value, blend, similarity, none"},
+      {"memory.n", "6", "items retrieved into a context (N)"},
+      {"memory.lambda", "5", "recall pool size factor: K = lambda * N"},
+      {"memory.epsilon", "0.1", "epsilon-greedy exploration over Q"},
+      {"memory.epsilon_decay", "1.0", "multiplier applied to epsilon after each attempt"},
+      {"memory.alpha", "0.2", "Q-value learning rate"},
+      {"memory.blend_w", "0.5", "weight of Q in the blend policy"},
+      {"memory.sigma_min", "0.1", "floor of the reward normaliser's standard deviation"},
+      {"memory.clip", "3", "normalised refining rewards are clipped to [-clip, clip]"},
+      {"memory.seed", "0", "random seed of retrieval"},
+      // Agent
+      {"agent.budget", "30", "attempts per task across drafting and refining"},
+      {"agent.seed", "0", "seed of the run (the sim coder and sampling)"},
+  };
+  return keys;
+}
+
+static const ConfigKey* find_key(const std::string& key) {
+  for (const auto& k : config_keys())
+    if (k.key == key) return &k;
+  return nullptr;
+}
+
+Config::Config() {
+  for (const auto& k : config_keys()) values_[k.key] = {k.default_value, "default"};
+}
+
+void Config::set(const std::string& key, const std::string& value, const std::string& source) {
+  if (!find_key(key))
+    throw UsageError("unknown config key '" + key +
+                     "': run `evokernel config show` to list the keys");
+  values_[key] = {value, source};
+}
+
+const ConfigValue& Config::at(const std::string& key) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) throw Error("config key '" + key + "' is not defined");
+  return it->second;
+}
+
+std::string Config::str(const std::string& key) const { return at(key).value; }
+
+int64_t Config::integer(const std::string& key) const {
+  const auto& v = at(key);
+  try {
+    size_t pos = 0;
+    int64_t x = std::stoll(v.value, &pos);
+    if (pos == v.value.size()) return x;
+  } catch (const std::exception&) {
+  }
+  throw UsageError("config '" + key + "' = '" + v.value + "' (from " + v.source +
+                   ") is not an integer");
+}
+
+double Config::real(const std::string& key) const {
+  const auto& v = at(key);
+  try {
+    size_t pos = 0;
+    double x = std::stod(v.value, &pos);
+    if (pos == v.value.size()) return x;
+  } catch (const std::exception&) {
+  }
+  throw UsageError("config '" + key + "' = '" + v.value + "' (from " + v.source +
+                   ") is not a number");
+}
+
+bool Config::boolean(const std::string& key) const {
+  const auto& v = at(key).value;
+  if (v == "true" || v == "1" || v == "yes" || v == "on") return true;
+  if (v == "false" || v == "0" || v == "no" || v == "off" || v.empty()) return false;
+  throw UsageError("config '" + key + "' = '" + v + "' is not a boolean (use true or false)");
+}
+
+static std::string toml_scalar(const toml::node& n, const std::string& key) {
+  if (auto s = n.value<std::string>()) return *s;
+  if (n.is_boolean()) return *n.value<bool>() ? "true" : "false";
+  if (n.is_integer()) return std::to_string(*n.value<int64_t>());
+  if (n.is_floating_point()) return fmt::format("{}", *n.value<double>());
+  throw UsageError("config key '" + key + "' must be a string, number or boolean");
+}
+
+static void flatten(const toml::table& t, const std::string& prefix,
+                    std::vector<std::pair<std::string, std::string>>& out) {
+  for (const auto& [k, node] : t) {
+    std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    if (const auto* sub = node.as_table())
+      flatten(*sub, key, out);
+    else
+      out.emplace_back(key, toml_scalar(node, key));
+  }
+}
+
+void Config::load_file(const fs::path& path) {
+  toml::table t;
+  try {
+    t = toml::parse_file(path.string());
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    throw UsageError(fmt::format("config file {}:{}:{}: {} (fix the TOML syntax)", path.string(),
+                                 b.line, b.column, e.description()));
+  }
+  std::vector<std::pair<std::string, std::string>> kv;
+  flatten(t, "", kv);
+  for (const auto& [k, v] : kv) {
+    if (!find_key(k))
+      throw UsageError("unknown key '" + k + "' in config file " + path.string() +
+                       ": run `evokernel config show` to list the keys");
+    set(k, v, "file:" + path.string());
+  }
+}
+
+static std::string env_name(const std::string& key) {
+  std::string n = "EVK_";
+  for (char c : key) n.push_back(c == '.' ? '_' : static_cast<char>(std::toupper(c)));
+  return n;
+}
+
+void Config::load_env() {
+  for (const auto& k : config_keys()) {
+    std::string n = env_name(k.key);
+    if (const char* v = std::getenv(n.c_str())) set(k.key, v, "env:" + n);
+  }
+  // The usual names for the key win over the config file.
+  for (const char* n : {"OPENAI_API_KEY", "EVK_API_KEY"})
+    if (const char* v = std::getenv(n); v && *v) set("llm.api_key", v, std::string("env:") + n);
+}
+
+Config Config::load(const fs::path& workspace_root, const std::string& explicit_path) {
+  Config c;
+  if (!explicit_path.empty()) {
+    if (!fs::exists(explicit_path))
+      throw UsageError("config file " + explicit_path +
+                       " does not exist: fix the --config path or create it");
+    c.load_file(explicit_path);
+  } else if (fs::exists(workspace_root / "evokernel.toml")) {
+    c.load_file(workspace_root / "evokernel.toml");
+  }
+  c.load_env();
+  return c;
+}
+
+std::string Config::show() const {
+  std::string out;
+  for (const auto& k : config_keys()) {
+    const auto& v = at(k.key);
+    std::string shown = k.secret ? (v.value.empty() ? "(unset)" : "(set)") : v.value;
+    out += fmt::format("{:<26} = {:<28} # {}; {}\n", k.key, shown, v.source, k.help);
+  }
+  return out;
+}
+
+}  // namespace evk

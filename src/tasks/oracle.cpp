@@ -1,0 +1,107 @@
+#include "tasks/oracle.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/error.h"
+#include "core/paths.h"
+#include "core/process.h"
+#include "core/workspace.h"
+
+namespace evk {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+static TensorSpec spec_from_json(const json& j) {
+  TensorSpec t;
+  t.name = j.at("name");
+  t.role = j.at("role");
+  t.dtype = dtype_from_name(j.at("dtype"));
+  t.shape = j.at("shape").get<std::vector<int64_t>>();
+  t.scalar = j.value("scalar", false);
+  return t;
+}
+
+OracleOptions oracle_options(const Config& c) {
+  OracleOptions o;
+  o.max_elements = c.integer("tasks.max_elements");
+  o.threads = static_cast<int>(c.integer("verify.threads"));
+  o.timing_runs = static_cast<int>(c.integer("oracle.timing_runs"));
+  o.timeout_s = c.real("oracle.timeout_s");
+  o.python = c.str("oracle.python");
+  return o;
+}
+
+Reference load_reference(const fs::path& dir) {
+  Reference r;
+  r.tensors_path = dir / "ref.safetensors";
+  r.meta_path = dir / "meta.json";
+  try {
+    r.meta = json::parse(read_file(r.meta_path));
+    for (const auto& e : r.meta.at("abi")) r.abi.push_back(spec_from_json(e));
+    for (const auto& e : r.meta.at("outputs")) r.outputs.push_back(spec_from_json(e));
+    r.eager_ms = r.meta.at("eager").at("median_ms").get<double>();
+    if (r.meta.contains("atol") && r.meta["atol"].is_number()) r.atol = r.meta["atol"];
+    if (r.meta.contains("rtol") && r.meta["rtol"].is_number()) r.rtol = r.meta["rtol"];
+    r.flops = r.meta.value("flops", int64_t{0});
+    r.bytes = r.meta.value("bytes", int64_t{0});
+  } catch (const json::exception& e) {
+    throw Error("reference metadata " + r.meta_path.string() + " is malformed (" + e.what() +
+                "): delete the folder to have it recomputed");
+  }
+  return r;
+}
+
+Reference oracle_reference(Workspace& ws, const TaskInfo& task, int seed,
+                           const OracleOptions& opt) {
+  fs::path dir = ws.cache_dir() / "refs" /
+                 fmt::format("{}-{}", task.id, task.content_hash.substr(0, 16)) /
+                 fmt::format("m{}-t{}", opt.max_elements, opt.threads) /
+                 fmt::format("seed{}", seed);
+  if (fs::exists(dir / "meta.json") && fs::exists(dir / "ref.safetensors"))
+    return load_reference(dir);
+
+  // Each process writes into its own folder, then renames it into place: two processes asking
+  // for the same reference never see each other's half-written files.
+  fs::create_directories(dir.parent_path());
+  fs::path tmp = dir.parent_path() / fmt::format(".tmp-seed{}-{}", seed, ::getpid());
+  fs::remove_all(tmp);
+  std::vector<std::string> argv = {opt.python,
+                                   (data_root() / "oracle" / "evk_oracle.py").string(),
+                                   "ref",
+                                   "--seed", std::to_string(seed),
+                                   "--out", tmp.string(),
+                                   "--max-elements", std::to_string(opt.max_elements),
+                                   "--threads", std::to_string(opt.threads),
+                                   "--timing-runs", std::to_string(opt.timing_runs),
+                                   "--timeout", fmt::format("{}", opt.timeout_s),
+                                   task.path.string()};
+  ProcessOptions po;
+  po.timeout_s = opt.timeout_s + 60;
+  // The fair baseline (DESIGN.md section 3): glibc keeps freed memory, as a caching allocator
+  // would, so PyTorch does not pay page faults a preallocated kernel output never pays.
+  po.env["MALLOC_MMAP_THRESHOLD_"] = "4294967296";
+  po.env["MALLOC_TRIM_THRESHOLD_"] = "4294967296";
+  po.env["OMP_NUM_THREADS"] = std::to_string(opt.threads);
+  ProcessResult r = run_process(argv, po);
+  if (!r.ok()) {
+    fs::remove_all(tmp);
+    std::string reason;
+    try {
+      auto j = json::parse(r.out.substr(0, r.out.find('\n')));
+      reason = j.value("error", "");
+    } catch (const std::exception&) {
+    }
+    if (reason.empty())
+      reason = "the oracle " + r.describe() +
+               (r.err.empty() ? "" : ": " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0));
+    throw Error("task " + task.id + " (seed " + std::to_string(seed) + "): " + reason);
+  }
+  std::error_code ec;
+  fs::rename(tmp, dir, ec);
+  if (ec) fs::remove_all(tmp);  // another process won the race; its result is identical
+  return load_reference(dir);
+}
+
+}  // namespace evk

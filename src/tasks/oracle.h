@@ -1,0 +1,33 @@
+// The oracle client: runs oracle/evk_oracle.py (PyTorch through /usr/bin/python3) in a
+// subprocess with a time limit and caches its results in the workspace, keyed by the task
+// file's content hash, the seed, the fitting limit and the thread count.
+#pragma once
+#include <string>
+
+#include "tasks/task.h"
+
+namespace evk {
+
+class Workspace;
+class Config;
+
+struct OracleOptions {
+  int64_t max_elements = 0;
+  int threads = 1;
+  int timing_runs = 20;
+  double timeout_s = 300;
+  std::string python = "/usr/bin/python3";
+};
+
+// tasks.max_elements, verify.threads, oracle.* from the effective config.
+OracleOptions oracle_options(const Config& c);
+
+// Produces (or reuses) the reference of a task for a seed. Throws Error with the task's own
+// reason when the task is broken.
+Reference oracle_reference(Workspace& ws, const TaskInfo& task, int seed,
+                           const OracleOptions& opt);
+
+// Parses meta.json into a Reference (used by the runner side too).
+Reference load_reference(const std::filesystem::path& dir);
+
+}  // namespace evk

@@ -1,0 +1,139 @@
+#include "tasks/suite.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "core/hash.h"
+#include "core/paths.h"
+#include "core/process.h"
+#include "core/workspace.h"
+
+namespace evk {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::vector<std::string> builtin_suites() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(data_root() / "suites", ec))
+    if (e.is_directory()) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+fs::path resolve_suite_dir(const std::string& suite) {
+  fs::path dir;
+  if (suite.rfind("builtin:", 0) == 0) {
+    dir = data_root() / "suites" / suite.substr(8);
+    if (!fs::is_directory(dir)) {
+      std::string names;
+      for (const auto& n : builtin_suites()) names += (names.empty() ? "" : ", ") + n;
+      throw UsageError("unknown suite '" + suite + "': built-in suites are builtin:{" + names +
+                       "}");
+    }
+  } else {
+    dir = suite;
+    if (!fs::is_directory(dir))
+      throw UsageError("suite folder '" + suite +
+                       "' does not exist: give a folder of KernelBench task files or builtin:NAME");
+  }
+  return fs::canonical(dir);
+}
+
+static std::string tail(const std::string& s, size_t n) {
+  return s.size() > n ? s.substr(s.size() - n) : s;
+}
+
+static TaskInfo info_from_json(const json& j, TaskInfo t) {
+  t.ok = j.value("ok", false);
+  t.error = j.value("error", "");
+  t.level = j.value("level", 0);
+  t.doc = j.value("doc", "");
+  t.input_elements = j.value("input_elements", int64_t{0});
+  if (j.contains("constants"))
+    for (auto& [k, v] : j["constants"].items()) t.constants[k] = v.get<int64_t>();
+  if (j.contains("fitted"))
+    for (auto& [k, v] : j["fitted"].items()) t.fitted[k] = {v[0].get<int64_t>(), v[1].get<int64_t>()};
+  return t;
+}
+
+Suite load_suite(Workspace& ws, const std::string& suite, int64_t max_elements,
+                 double timeout_s) {
+  Suite s;
+  s.name = suite;
+  s.dir = resolve_suite_dir(suite);
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(s.dir))
+    if (e.is_regular_file() && e.path().extension() == ".py" &&
+        e.path().filename().string()[0] != '_')
+      files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty())
+    throw UsageError("suite '" + suite + "' (" + s.dir.string() +
+                     ") holds no .py task files: a task is a KernelBench-format Python file");
+
+  fs::path cache = ws.cache_dir() / "describe";
+  fs::create_directories(cache);
+  std::vector<TaskInfo> tasks(files.size());
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < files.size(); ++i) {
+    TaskInfo& t = tasks[i];
+    t.id = files[i].stem().string();
+    t.path = files[i];
+    t.source = read_file(files[i]);
+    t.content_hash = sha256_hex(t.source);
+    fs::path cached = cache / fmt::format("{}-m{}.json", t.content_hash.substr(0, 24), max_elements);
+    if (fs::exists(cached))
+      t = info_from_json(json::parse(read_file(cached)), t);
+    else
+      todo.push_back(i);
+  }
+  if (!todo.empty()) {
+    std::vector<std::string> argv = {python_path(), (data_root() / "oracle" / "evk_oracle.py").string(),
+                                     "describe", "--max-elements", std::to_string(max_elements),
+                                     "--timeout", fmt::format("{}", timeout_s / 2)};
+    for (size_t i : todo) argv.push_back(tasks[i].path.string());
+    ProcessOptions opt;
+    opt.timeout_s = timeout_s + 30.0 * static_cast<double>(todo.size());
+    opt.output_cap = 16 << 20;
+    ProcessResult r = run_process(argv, opt);
+    // One JSON line per task, in order; a task that killed the interpreter leaves the rest
+    // undescribed: those are marked broken with the process's fate.
+    size_t k = 0, pos = 0;
+    while (k < todo.size() && pos < r.out.size()) {
+      size_t nl = r.out.find('\n', pos);
+      std::string line = r.out.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+      pos = nl == std::string::npos ? r.out.size() : nl + 1;
+      if (line.empty() || line[0] != '{') continue;
+      TaskInfo& t = tasks[todo[k++]];
+      json j = json::parse(line);
+      t = info_from_json(j, t);
+      write_file_atomic(cache / fmt::format("{}-m{}.json", t.content_hash.substr(0, 24), max_elements),
+                        j.dump());
+    }
+    for (; k < todo.size(); ++k) {
+      TaskInfo& t = tasks[todo[k]];
+      t.ok = false;
+      t.error = "the oracle " + r.describe() + " while describing this task" +
+                (r.err.empty() ? "" : ": " + tail(r.err, 400));
+    }
+  }
+  s.tasks = std::move(tasks);
+  return s;
+}
+
+const TaskInfo& find_task(const Suite& s, const std::string& id) {
+  for (const auto& t : s.tasks)
+    if (t.id == id) return t;
+  std::string close;
+  for (const auto& t : s.tasks)
+    if (t.id.find(id) != std::string::npos || id.find(t.id) != std::string::npos)
+      close += (close.empty() ? "" : ", ") + t.id;
+  throw UsageError("no task '" + id + "' in suite " + s.name +
+                   (close.empty() ? ": run `evokernel tasks list " + s.name + "`"
+                                  : ": did you mean " + close + "?"));
+}
+
+}  // namespace evk
