@@ -1,0 +1,28 @@
+"""Conv2d (5x5, stride 2, padding 2, with bias) over an NCHW tensor."""
+import torch
+import torch.nn as nn
+
+BATCH = 8
+IN_CHANNELS = 32
+OUT_CHANNELS = 64
+HEIGHT = 128
+WIDTH = 128
+
+KERNEL_SIZE = 5
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size, stride=2, padding=kernel_size // 2)
+
+    def forward(self, x):
+        return self.conv(x)
+
+
+def get_inputs():
+    return [torch.randn(BATCH, IN_CHANNELS, HEIGHT, WIDTH)]
+
+
+def get_init_inputs():
+    return [IN_CHANNELS, OUT_CHANNELS, KERNEL_SIZE]

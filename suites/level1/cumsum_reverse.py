@@ -1,0 +1,22 @@
+"""Reverse cumulative sum (suffix sums) along the last dimension of a 2-D tensor."""
+import torch
+import torch.nn as nn
+
+BATCH = 2048
+DIM = 4096
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.flip(torch.cumsum(torch.flip(x, dims=[-1]), dim=-1), dims=[-1])
+
+
+def get_inputs():
+    return [torch.randn(BATCH, DIM)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,22 @@
+"""Product of a diagonal matrix and a dense matrix: diag(a) @ B."""
+import torch
+import torch.nn as nn
+
+N = 1024
+M = 2048
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, a, b):
+        return torch.diag(a) @ b
+
+
+def get_inputs():
+    return [torch.randn(N), torch.randn(N, M)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,26 @@
+"""LeakyReLU (negative slope 0.01) applied elementwise to a 2-D tensor."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+BATCH = 512
+DIM = 8192
+
+NEGATIVE_SLOPE = 0.01
+
+
+class Model(nn.Module):
+    def __init__(self, negative_slope):
+        super().__init__()
+        self.negative_slope = negative_slope
+
+    def forward(self, x):
+        return F.leaky_relu(x, negative_slope=self.negative_slope)
+
+
+def get_inputs():
+    return [torch.randn(BATCH, DIM)]
+
+
+def get_init_inputs():
+    return [NEGATIVE_SLOPE]

@@ -1,0 +1,23 @@
+"""Matrix product with a long reduction dimension: C = A @ B, A (M, K), K >> M, N."""
+import torch
+import torch.nn as nn
+
+M = 256
+K = 16384
+N = 256
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, a, b):
+        return torch.matmul(a, b)
+
+
+def get_inputs():
+    return [torch.randn(M, K), torch.randn(K, N)]
+
+
+def get_init_inputs():
+    return []

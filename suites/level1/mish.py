@@ -1,0 +1,23 @@
+"""Mish x * tanh(softplus(x)) applied elementwise to a 2-D tensor."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+BATCH = 512
+DIM = 8192
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return x * torch.tanh(F.softplus(x))
+
+
+def get_inputs():
+    return [torch.randn(BATCH, DIM)]
+
+
+def get_init_inputs():
+    return []
