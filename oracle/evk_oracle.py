@@ -277,7 +277,7 @@ def fx_ops(model, inputs):
 
         def arg_text(a):
             return re.sub(r"\s+", " ", str(a))
-        entry = {"name": node.name, "kind": node.op, "shape": shape,
+        entry = {"name": node.name, "kind": node.op, "target": str(node.target), "shape": shape,
                  "args": arg_text(node.args), "kwargs": arg_text(node.kwargs)}
         if node.op == "call_module":
             m = mods[node.target]

@@ -5,7 +5,9 @@
 #include <set>
 
 #include "cli/context.h"
+#include "agent/prompt.h"
 #include "core/error.h"
+#include "core/paths.h"
 #include "tasks/oracle.h"
 #include "tasks/suite.h"
 
@@ -83,6 +85,28 @@ void ref(Context& ctx, const std::string& suite_name, const std::string& id, int
   std::cout << r.tensors_path.string() << "\n";
 }
 
+// The draft prompt a model would get on a cold start: the guide, no memory, no attempts.
+void prompt(Context& ctx, const std::string& suite_name, const std::string& id) {
+  Suite s = load_suite(ctx.workspace(), suite_name, ctx.max_elements());
+  const TaskInfo& t = find_task(s, id);
+  if (!t.ok) throw evk::Error("task " + t.id + " is broken: " + t.error);
+  Reference r = oracle_reference(ctx.workspace(), t, 0, oracle_options(ctx.config()));
+  PromptTemplates templates(data_root() / "prompts");
+  PromptInputs in;
+  in.backend = "cpu";
+  in.language = "C++17 with OpenMP";
+  in.source_filename = "kernel.cpp";
+  auto guide = data_root() / "knowledge" / "cpu" / "guide.md";
+  if (std::filesystem::exists(guide)) {
+    std::string g = read_file(guide);  // the body after the front-matter block
+    size_t end = g.rfind("---", 0) == 0 ? g.find("\n---\n", 3) : std::string::npos;
+    in.guide = end == std::string::npos ? g : g.substr(end + 5);
+  }
+  in.task = &t;
+  in.ref = &r;
+  std::cout << templates.draft(in);
+}
+
 void table(Context& ctx, const std::vector<std::string>& suites) {
   std::cout << "| task | level | operators | input elements | FLOPs | eager ms (1 thread) |\n"
                "|---|---|---|---|---|---|\n";
@@ -128,6 +152,13 @@ void add_tasks_command(CLI::App& app, Context& ctx) {
   r->add_option("TASK", task, "task id (the file stem)")->required();
   r->add_option("--seed", seed, "seed of the model and inputs")->check(CLI::NonNegativeNumber);
   r->callback([&ctx] { ref(ctx, suite, task, seed); });
+
+  auto* p = cmd->add_subcommand(
+      "prompt", "Print the cold-start draft prompt of a task (the guide, no memory) as a model "
+                "would see it");
+  p->add_option("SUITE", suite, "builtin:NAME or a folder")->required();
+  p->add_option("TASK", task, "task id (the file stem)")->required();
+  p->callback([&ctx] { prompt(ctx, suite, task); });
 
   auto* t = cmd->add_subcommand(
       "table", "Print a Markdown table of suites: task, level, operators, input elements, FLOPs, "

@@ -41,5 +41,10 @@ void add_global_options(CLI::App& app, GlobalOptions& g);
 void add_doctor_command(CLI::App& app, Context& ctx);
 void add_config_command(CLI::App& app, Context& ctx);
 void add_tasks_command(CLI::App& app, Context& ctx);
+void add_run_command(CLI::App& app, Context& ctx);  // run, runs, results, bench
+void add_verify_command(CLI::App& app, Context& ctx);
+void add_llm_command(CLI::App& app, Context& ctx);
+void add_memory_command(CLI::App& app, Context& ctx);
+void add_report_command(CLI::App& app, Context& ctx);
 
 }  // namespace evk::cli

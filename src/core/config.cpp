@@ -44,6 +44,22 @@ const std::vector<ConfigKey>& config_keys() {
       {"llm.budget_calls", "0", "most calls per run (0: unlimited)"},
       {"llm.budget_tokens", "0", "most tokens per run (0: unlimited)"},
       {"llm.budget_usd", "0", "most US dollars per run (0: unlimited)"},
+      {"llm.budget_task_calls", "0", "most calls per task (0: unlimited)"},
+      {"llm.budget_task_tokens", "0", "most tokens per task (0: unlimited)"},
+      {"llm.budget_task_usd", "0", "most US dollars per task (0: unlimited)"},
+      {"llm.prices", "",
+       "USD per million tokens, in/out, per model: \"gpt-5.2=1.75/14, deepseek-chat=0.28/0.42\""},
+      {"llm.extra_body", "",
+       "JSON object merged into every request body (null removes a field), e.g. "
+       "{\"reasoning_effort\": \"high\"}"},
+      {"llm.record", "", "append every request and reply to this JSON Lines cassette"},
+      {"llm.retry_base_s", "1", "first back-off delay; doubles per retry, with jitter"},
+      {"llm.retry_max_s", "30", "longest back-off delay"},
+      {"llm.retry_after_max_s", "120", "longest Retry-After honoured; a longer one fails the call"},
+      // Offline coder (sim)
+      {"sim.pitfalls", "true",
+       "the sim coder makes its cold-start and refining mistakes (false: always pitfall-free)"},
+      {"sim.pitfall_scale", "1.0", "multiplier on every sim pitfall probability"},
       // Memory
       {"memory.policy", "value", "retrieval policy: value, blend, similarity, none"},
       {"memory.n", "6", "items retrieved into a context (N)"},
@@ -55,6 +71,11 @@ const std::vector<ConfigKey>& config_keys() {
       {"memory.sigma_min", "0.1", "floor of the reward normaliser's standard deviation"},
       {"memory.clip", "3", "normalised refining rewards are clipped to [-clip, clip]"},
       {"memory.seed", "0", "random seed of retrieval"},
+      {"memory.dedup_threshold", "0.95",
+       "cosine similarity at or above which a new item of the same kind, task and outcome is "
+       "merged into an existing one"},
+      {"memory.auto_seed", "true",
+       "seed a new workspace's memory from knowledge/<backend>/ on first open"},
       // Agent
       {"agent.budget", "30", "attempts per task across drafting and refining"},
       {"agent.seed", "0", "seed of the run (the sim coder and sampling)"},

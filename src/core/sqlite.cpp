@@ -95,6 +95,19 @@ void Db::exec(std::string_view sql) {
 }
 
 void Db::transaction(const std::function<void()>& fn) {
+  // Nested calls become savepoints, so a caller can make several modules' writes one atomic
+  // unit (the agent commits an attempt and all its memory effects together).
+  if (!sqlite3_get_autocommit(db_)) {
+    exec("SAVEPOINT evk_nested");
+    try {
+      fn();
+      exec("RELEASE evk_nested");
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK TO evk_nested; RELEASE evk_nested", nullptr, nullptr, nullptr);
+      throw;
+    }
+    return;
+  }
   exec("BEGIN IMMEDIATE");
   try {
     fn();

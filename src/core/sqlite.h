@@ -61,7 +61,8 @@ class Db {
   const std::string& path() const { return path_; }
   sqlite3* raw() { return db_; }
 
-  // Runs fn inside BEGIN IMMEDIATE ... COMMIT; rolls back and rethrows on exception.
+  // Runs fn inside BEGIN IMMEDIATE ... COMMIT (a SAVEPOINT when already inside a transaction);
+  // rolls back and rethrows on exception.
   void transaction(const std::function<void()>& fn);
 
  private:

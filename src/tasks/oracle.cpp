@@ -5,6 +5,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/hash.h"
 #include "core/paths.h"
 #include "core/process.h"
 #include "core/workspace.h"
@@ -21,6 +22,11 @@ static TensorSpec spec_from_json(const json& j) {
   t.shape = j.at("shape").get<std::vector<int64_t>>();
   t.scalar = j.value("scalar", false);
   return t;
+}
+
+std::string oracle_hash() {
+  static const std::string h = short_hash(read_file(data_root() / "oracle" / "evk_oracle.py"), 8);
+  return h;
 }
 
 OracleOptions oracle_options(const Config& c) {
@@ -56,7 +62,7 @@ Reference load_reference(const fs::path& dir) {
 Reference oracle_reference(Workspace& ws, const TaskInfo& task, int seed,
                            const OracleOptions& opt) {
   fs::path dir = ws.cache_dir() / "refs" /
-                 fmt::format("{}-{}", task.id, task.content_hash.substr(0, 16)) /
+                 fmt::format("{}-{}-o{}", task.id, task.content_hash.substr(0, 16), oracle_hash()) /
                  fmt::format("m{}-t{}", opt.max_elements, opt.threads) /
                  fmt::format("seed{}", seed);
   if (fs::exists(dir / "meta.json") && fs::exists(dir / "ref.safetensors"))

@@ -22,6 +22,9 @@ struct OracleOptions {
 // tasks.max_elements, verify.threads, oracle.* from the effective config.
 OracleOptions oracle_options(const Config& c);
 
+// Short hash of oracle/evk_oracle.py: part of every cache key, so a changed oracle recomputes.
+std::string oracle_hash();
+
 // Produces (or reuses) the reference of a task for a seed. Throws Error with the task's own
 // reason when the task is broken.
 Reference oracle_reference(Workspace& ws, const TaskInfo& task, int seed,

@@ -9,6 +9,7 @@
 #include "core/paths.h"
 #include "core/process.h"
 #include "core/workspace.h"
+#include "tasks/oracle.h"
 
 namespace evk {
 namespace fs = std::filesystem;
@@ -84,7 +85,7 @@ Suite load_suite(Workspace& ws, const std::string& suite, int64_t max_elements,
     t.path = files[i];
     t.source = read_file(files[i]);
     t.content_hash = sha256_hex(t.source);
-    fs::path cached = cache / fmt::format("{}-m{}.json", t.content_hash.substr(0, 24), max_elements);
+    fs::path cached = cache / fmt::format("{}-m{}-o{}.json", t.content_hash.substr(0, 24), max_elements, oracle_hash());
     if (fs::exists(cached))
       t = info_from_json(json::parse(read_file(cached)), t);
     else
@@ -110,7 +111,7 @@ Suite load_suite(Workspace& ws, const std::string& suite, int64_t max_elements,
       TaskInfo& t = tasks[todo[k++]];
       json j = json::parse(line);
       t = info_from_json(j, t);
-      write_file_atomic(cache / fmt::format("{}-m{}.json", t.content_hash.substr(0, 24), max_elements),
+      write_file_atomic(cache / fmt::format("{}-m{}-o{}.json", t.content_hash.substr(0, 24), max_elements, oracle_hash()),
                         j.dump());
     }
     for (; k < todo.size(); ++k) {

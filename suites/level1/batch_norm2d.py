@@ -2,7 +2,7 @@
 import torch
 import torch.nn as nn
 
-BATCH = 16
+BATCH = 32
 CHANNELS = 64
 HEIGHT = 64
 WIDTH = 64

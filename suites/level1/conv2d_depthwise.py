@@ -4,8 +4,8 @@ import torch.nn as nn
 
 BATCH = 8
 CHANNELS = 64
-HEIGHT = 128
-WIDTH = 128
+HEIGHT = 64
+WIDTH = 64
 
 KERNEL_SIZE = 3
 

@@ -3,8 +3,8 @@ import torch
 import torch.nn as nn
 
 BATCH = 8
-IN_CHANNELS = 128
-OUT_CHANNELS = 128
+IN_CHANNELS = 64
+OUT_CHANNELS = 64
 HEIGHT = 64
 WIDTH = 64
 

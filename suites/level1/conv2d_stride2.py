@@ -5,8 +5,8 @@ import torch.nn as nn
 BATCH = 8
 IN_CHANNELS = 32
 OUT_CHANNELS = 64
-HEIGHT = 128
-WIDTH = 128
+HEIGHT = 64
+WIDTH = 64
 
 KERNEL_SIZE = 5
 

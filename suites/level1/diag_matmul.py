@@ -2,8 +2,8 @@
 import torch
 import torch.nn as nn
 
-N = 1024
-M = 2048
+N = 512
+M = 512
 
 
 class Model(nn.Module):

@@ -3,7 +3,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-BATCH = 16
+BATCH = 32
 CHANNELS = 64
 HEIGHT = 64
 WIDTH = 64

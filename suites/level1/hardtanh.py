@@ -3,7 +3,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-BATCH = 512
+BATCH = 1024
 DIM = 8192
 
 

@@ -3,7 +3,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-BATCH = 65536
+BATCH = 32768
 DIM = 128
 
 

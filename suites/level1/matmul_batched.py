@@ -2,7 +2,7 @@
 import torch
 import torch.nn as nn
 
-BATCH = 64
+BATCH = 32
 M = 128
 K = 256
 N = 128

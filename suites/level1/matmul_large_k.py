@@ -2,9 +2,9 @@
 import torch
 import torch.nn as nn
 
-M = 256
-K = 16384
-N = 256
+M = 128
+K = 8192
+N = 128
 
 
 class Model(nn.Module):

@@ -2,9 +2,9 @@
 import torch
 import torch.nn as nn
 
-M = 2048
-K = 512
-N = 1024
+M = 1024
+K = 256
+N = 512
 
 
 class Model(nn.Module):

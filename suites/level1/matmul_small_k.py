@@ -2,7 +2,7 @@
 import torch
 import torch.nn as nn
 
-M = 4096
+M = 2048
 K = 32
 N = 2048
 

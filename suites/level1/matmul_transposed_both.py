@@ -2,9 +2,9 @@
 import torch
 import torch.nn as nn
 
-M = 1024
-K = 1024
-N = 1024
+M = 256
+K = 256
+N = 256
 
 
 class Model(nn.Module):

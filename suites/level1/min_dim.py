@@ -2,7 +2,7 @@
 import torch
 import torch.nn as nn
 
-BATCH = 64
+BATCH = 128
 DIM1 = 256
 DIM2 = 256
 

@@ -2,7 +2,7 @@
 import torch
 import torch.nn as nn
 
-BATCH = 65536
+BATCH = 32768
 DIM = 128
 
 

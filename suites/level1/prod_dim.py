@@ -2,7 +2,7 @@
 import torch
 import torch.nn as nn
 
-BATCH = 256
+BATCH = 512
 DIM1 = 16  # short: a long product of values near 1 drifts to 0 or inf
 DIM2 = 1024
 

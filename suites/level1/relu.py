@@ -2,7 +2,7 @@
 import torch
 import torch.nn as nn
 
-BATCH = 512
+BATCH = 1024
 DIM = 8192
 
 

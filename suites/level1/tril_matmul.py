@@ -2,7 +2,7 @@
 import torch
 import torch.nn as nn
 
-N = 1024
+N = 512
 
 
 class Model(nn.Module):

@@ -1,0 +1,343 @@
+#include "agent/agent.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <thread>
+
+#include "core/error.h"
+#include "core/hash.h"
+#include "core/paths.h"
+#include "memory/reward.h"
+#include "memory/writers.h"
+
+namespace evk {
+
+struct Agent::TaskContext {
+  const TaskInfo* task = nullptr;
+  Reference ref;                       // seed 0: shapes, fx ops and the eager baseline
+  std::vector<std::string> ops;        // operator names, for api lookup and queries
+  std::vector<Attempt> attempts;       // this task's attempts so far, in order
+  std::vector<PromptItem> context;     // what the current prompt shows from memory
+  std::vector<PromptAttempt> shown;    // earlier attempts shown (draft)
+  const Attempt* start = nullptr;      // refine: the chosen start point
+  std::string prompt;
+
+  const Attempt* best() const {  // fastest feasible
+    const Attempt* b = nullptr;
+    for (const auto& a : attempts)
+      if (a.verdict.feasible && (!b || a.verdict.latency_ms < b->verdict.latency_ms)) b = &a;
+    return b;
+  }
+};
+
+Agent::Agent(Workspace& ws, Workspace& run_ws, Provider& llm, Verifier& verifier,
+             const Backend& backend, AgentOptions opt, AgentListener listener)
+    : ws_(ws),
+      run_ws_(run_ws),
+      llm_(llm),
+      verifier_(verifier),
+      backend_(backend),
+      opt_(std::move(opt)),
+      listener_(std::move(listener)),
+      templates_(opt_.prompt_dir),
+      memory_(run_ws, opt_.memory),
+      log_(run_ws) {
+  memory_.set_frozen(opt_.freeze_memory || !opt_.method.write_memory);
+}
+
+uint64_t Agent::attempt_seed(const std::string& task, int idx) const {
+  std::string key = fmt::format("{}/{}/{}", opt_.seed, task, idx);
+  uint64_t h = 0;
+  for (char c : sha256_hex(key).substr(0, 16)) h = h * 16 + (c <= '9' ? c - '0' : c - 'a' + 10);
+  return h;
+}
+
+// Epsilon after the run's attempts so far (memory.epsilon_decay per attempt). Derived from the
+// attempt log, so a resumed run explores exactly as an uninterrupted one. Caller holds writer_.
+double Agent::epsilon_now() {
+  return opt_.memory.epsilon *
+         std::pow(opt_.memory.epsilon_decay, static_cast<double>(log_.count()));
+}
+
+void Agent::run(const std::vector<const TaskInfo*>& tasks) {
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mu;
+  auto worker = [&] {
+    for (size_t i = next++; i < tasks.size(); i = next++) {
+      try {
+        episode(*tasks[i], static_cast<int>(i) + 1, static_cast<int>(tasks.size()));
+      } catch (...) {
+        std::lock_guard lk(failure_mu);
+        if (!failure) failure = std::current_exception();
+        next = tasks.size();  // stop handing out tasks; the run stays resumable
+      }
+    }
+  };
+  int n = std::max(1, std::min<int>(opt_.parallel_tasks, static_cast<int>(tasks.size())));
+  std::vector<std::thread> pool;
+  for (int i = 1; i < n; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+Agent::TaskContext Agent::load(const TaskInfo& task) {
+  TaskContext tc;
+  tc.task = &task;
+  tc.ref = oracle_reference(ws_, task, 0, opt_.oracle);
+  tc.ops = op_names(tc.ref);
+  std::lock_guard lk(writer_);
+  tc.attempts = log_.for_task(task.id);
+  log_.put_task({task.id, task.level, tc.ref.eager_ms, tc.ref.flops, tc.ref.bytes,
+                 !task.fitted.empty()});
+  return tc;
+}
+
+void Agent::episode(const TaskInfo& task, int index, int count) {
+  if (!task.ok) throw UsageError("task " + task.id + " is broken: " + task.error);
+  TaskContext tc = load(task);
+  if (listener_) listener_({task.id, index, count, nullptr, "task_start"});
+  for (int idx = static_cast<int>(tc.attempts.size()) + 1; idx <= opt_.budget; ++idx) {
+    bool drafting = !opt_.method.refine_stage || !tc.best();
+    Attempt a = drafting ? draft(tc, idx) : refine(tc, idx);
+    tc.attempts.push_back(std::move(a));
+    if (listener_) listener_({task.id, index, count, &tc.attempts.back(), "attempt"});
+  }
+  if (listener_) listener_({task.id, index, count, nullptr, "task_done"});
+}
+
+// The query state of DESIGN.md section 6: task text + fx op list + current error category.
+static MemoryQuery query_for(const Agent::TaskContext& tc, const std::string& backend,
+                             std::vector<ItemKind> kinds) {
+  MemoryQuery q;
+  q.backend = backend;
+  q.op_names = tc.ops;
+  if (!tc.attempts.empty() && !tc.attempts.back().verdict.feasible)
+    q.error_category = tc.attempts.back().verdict.category;
+  q.text = tc.task->source + "\n" + render_fx_ops(tc.ref) + "\n" + q.error_category;
+  q.kinds = std::move(kinds);
+  return q;
+}
+
+Attempt Agent::draft(TaskContext& tc, int idx) {
+  Attempt a;
+  a.task = tc.task->id;
+  a.idx = idx;
+  a.stage = "draft";
+  std::vector<int64_t> context;
+  {
+    std::lock_guard lk(writer_);
+    MemoryQuery q = query_for(tc, backend_.name(), {});
+    tc.context = api_context(q);
+    if (opt_.method.policy != "none") {
+      for (const auto& r : memory_.retrieve(q, Stage::Draft, attempt_seed(a.task, idx),
+                                            opt_.method.policy, epsilon_now())) {
+        context.push_back(r.item.id);
+        tc.context.push_back(to_prompt({r.item}).front());
+      }
+    }
+  }
+  tc.shown.clear();
+  if (opt_.method.show_attempts) {
+    size_t from = tc.attempts.size() > static_cast<size_t>(opt_.history)
+                      ? tc.attempts.size() - static_cast<size_t>(opt_.history)
+                      : 0;
+    for (size_t i = from; i < tc.attempts.size(); ++i) {
+      const Attempt& p = tc.attempts[i];
+      tc.shown.push_back({p.idx, p.stage, p.verdict.category, p.verdict.feedback, p.code,
+                          p.verdict.latency_ms});
+    }
+  }
+  tc.prompt = templates_.draft(prompt_inputs(tc));
+  a.prompt = tc.prompt;
+  a.context_ids = context;
+  ask_and_verify(tc, a);
+  finish(tc, a, context, Stage::Draft);
+  return a;
+}
+
+// Start point: epsilon-greedy over Q2 of the feasible attempts' traces (evokernel), else the
+// fastest.
+static const Attempt* choose_start(const Agent::TaskContext& tc, Memory& memory, bool by_q,
+                                   double epsilon, uint64_t seed) {
+  std::vector<const Attempt*> feasible;
+  for (const auto& a : tc.attempts)
+    if (a.verdict.feasible) feasible.push_back(&a);
+  const Attempt* fastest = tc.best();
+  if (!by_q || feasible.size() < 2) return fastest;
+  std::mt19937_64 rng(seed);
+  if (std::uniform_real_distribution<double>(0, 1)(rng) < epsilon)
+    return feasible[std::uniform_int_distribution<size_t>(0, feasible.size() - 1)(rng)];
+  const Attempt* best = fastest;
+  double best_q = best->trace_item ? memory.q(best->trace_item, Stage::Refine) : 0;
+  for (const Attempt* a : feasible) {
+    double q = a->trace_item ? memory.q(a->trace_item, Stage::Refine) : 0;
+    if (q > best_q || (q == best_q && a->verdict.latency_ms < best->verdict.latency_ms)) {
+      best = a;
+      best_q = q;
+    }
+  }
+  return best;
+}
+
+Attempt Agent::refine(TaskContext& tc, int idx) {
+  Attempt a;
+  a.task = tc.task->id;
+  a.idx = idx;
+  a.stage = "refine";
+  std::vector<int64_t> context;
+  {
+    std::lock_guard lk(writer_);
+    tc.start = choose_start(tc, memory_, opt_.method.start_by_q, opt_.memory.epsilon,
+                            attempt_seed(a.task, idx) ^ 0x5eedULL);
+    MemoryQuery q = query_for(tc, backend_.name(), {ItemKind::BestPractice, ItemKind::Trace});
+    tc.context = api_context(q);
+    if (opt_.method.policy != "none")
+      for (const auto& r : memory_.retrieve(q, Stage::Refine, attempt_seed(a.task, idx),
+                                            opt_.method.policy, epsilon_now())) {
+        context.push_back(r.item.id);
+        tc.context.push_back(to_prompt({r.item}).front());
+      }
+  }
+  a.start_point = tc.start->id;
+  tc.prompt = templates_.refine(prompt_inputs(tc));
+  a.prompt = tc.prompt;
+  a.context_ids = context;
+  ask_and_verify(tc, a);
+  // The start point is credited with the outcome too (DESIGN.md section 6).
+  if (tc.start->trace_item) context.push_back(tc.start->trace_item);
+  finish(tc, a, context, Stage::Refine);
+  return a;
+}
+
+void Agent::ask_and_verify(TaskContext& tc, Attempt& a) {
+  CompletionOptions co = opt_.completion;
+  co.seed = attempt_seed(a.task, a.idx);
+  co.task = a.task;
+  Completion c = llm_.complete({{"system", templates_.system()}, {"user", tc.prompt}}, co);
+  a.reply = c.text;
+  a.prompt_tokens = c.usage.prompt_tokens;
+  a.completion_tokens = c.usage.completion_tokens;
+  a.cost_usd = c.cost_usd;
+  a.llm_s = c.latency_s;
+  auto code = extract_code(c.text);
+  if (!code) {
+    a.verdict.category = "no_code";
+    a.verdict.feedback =
+        "the reply held no fenced code block: answer with the whole source in one ```cpp block";
+    return;
+  }
+  a.code = *code;
+  a.verdict = verifier_.verify(*tc.task, a.code, opt_.verify);
+  a.verify_s = a.verdict.wall_s;
+}
+
+void Agent::finish(TaskContext& tc, Attempt& a, std::vector<int64_t> context, Stage stage) {
+  std::sort(context.begin(), context.end());  // each item is credited once
+  context.erase(std::unique(context.begin(), context.end()), context.end());
+  const Attempt* best = tc.best();
+  if (stage == Stage::Draft) {
+    a.reward_raw = a.reward = draft_reward(a.verdict.feasible);
+  } else {
+    a.reward_raw = refine_reward(a.verdict.feasible, best->verdict.latency_ms,
+                                 a.verdict.latency_ms);
+  }
+  std::lock_guard lk(writer_);
+  run_ws_.db().transaction([&] {
+    if (stage == Stage::Refine)
+      a.reward = opt_.method.learn_q ? memory_.normalise_refine_reward(a.reward_raw) : a.reward_raw;
+    if (opt_.method.learn_q) memory_.update(context, stage, a.reward);
+    if (opt_.method.write_memory && !opt_.freeze_memory) {
+      a.trace_item = memory_.add(make_trace(
+          {a.task, backend_.name(), tc.ops, a.code, a.verdict.category, a.verdict.feedback,
+           a.verdict.feasible,
+           a.verdict.feasible ? std::optional<double>(a.verdict.latency_ms) : std::nullopt,
+           stage == Stage::Refine && tc.start->trace_item
+               ? std::optional<int64_t>(tc.start->trace_item)
+               : std::nullopt}));
+      // A failure followed by a success on the same task: what failed, what fixed it.
+      if (stage == Stage::Draft && a.verdict.feasible && !tc.attempts.empty() &&
+          !tc.attempts.back().verdict.feasible) {
+        const Attempt& failed = tc.attempts.back();
+        memory_.add(make_experience({a.task, backend_.name(), tc.ops, failed.code,
+                                     failed.verdict.category, failed.verdict.feedback, a.code,
+                                     a.trace_item ? std::optional<int64_t>(a.trace_item)
+                                                  : std::nullopt}));
+      }
+      // A refinement that beats the best: the change and its speed-up.
+      if (stage == Stage::Refine && a.verdict.feasible &&
+          a.verdict.latency_ms < best->verdict.latency_ms)
+        memory_.add(make_best_practice({a.task, backend_.name(), tc.ops, tc.start->code,
+                                        tc.start->verdict.latency_ms, a.code,
+                                        a.verdict.latency_ms,
+                                        a.trace_item ? std::optional<int64_t>(a.trace_item)
+                                                     : std::nullopt}));
+    }
+    a.id = log_.insert(a);
+    memory_.record_provenance(fmt::format("{}#{}", a.task, a.idx), context, stage, a.reward);
+  });
+}
+
+PromptInputs Agent::prompt_inputs(const TaskContext& tc) const {
+  PromptInputs in;
+  in.backend = backend_.name();
+  in.language = backend_.language();
+  in.source_filename = backend_.source_filename();
+  in.task = tc.task;
+  in.ref = &tc.ref;
+  // The always-on guide is the api item tagged "guide"; the others go with the memory.
+  for (const auto& it : tc.context) {
+    bool is_guide = std::find(it.tags.begin(), it.tags.end(), "guide") != it.tags.end();
+    if (is_guide)
+      in.guide = it.body;
+    else
+      in.memory.push_back(it);
+  }
+  in.attempts = tc.shown;
+  if (tc.start) {
+    const Attempt& s = *tc.start;
+    in.start_point = PromptAttempt{s.idx, s.stage, s.verdict.category, s.verdict.feedback, s.code,
+                                   s.verdict.latency_ms};
+    in.start_point_roofline = s.verdict.roofline_fraction;
+    for (const auto& c : tc.attempts)
+      if (c.start_point && *c.start_point == s.id)
+        in.children.push_back({c.idx, c.stage, c.verdict.category, c.verdict.feedback, "",
+                               c.verdict.latency_ms});
+  }
+  return in;
+}
+
+// The backend's documentation: the always-on guide, plus the api templates named by the task's
+// operators (not for passk, whose single demonstration is the guide's worked kernel).
+std::vector<PromptItem> Agent::api_context(const MemoryQuery& q) {
+  std::vector<PromptItem> out;
+  for (auto& it : to_prompt(memory_.api_items(q))) {
+    bool is_guide = std::find(it.tags.begin(), it.tags.end(), "guide") != it.tags.end();
+    if (is_guide || opt_.method.api_templates) out.push_back(std::move(it));
+  }
+  return out;
+}
+
+std::vector<PromptItem> Agent::to_prompt(const std::vector<Item>& items) const {
+  std::vector<PromptItem> out;
+  for (const auto& it : items)
+    out.push_back({it.id, kind_name(it.kind), it.title, it.body, it.feedback, it.code, it.tags});
+  return out;
+}
+
+std::string Agent::first_prompt(const TaskInfo& task) {
+  TaskContext tc = load(task);
+  MemoryQuery q = query_for(tc, backend_.name(), {});
+  tc.context = api_context(q);
+  if (opt_.method.policy != "none")
+    for (const auto& r :
+         memory_.retrieve(q, Stage::Draft, attempt_seed(task.id, 1), opt_.method.policy))
+      tc.context.push_back(to_prompt({r.item}).front());
+  return templates_.system() + "\n---\n" + templates_.draft(prompt_inputs(tc));
+}
+
+}  // namespace evk

@@ -1,0 +1,95 @@
+// The agent: per task, cold-start drafting until a kernel is feasible, then continual refining
+// for the rest of the budget, over one memory shared by all tasks of the run (DESIGN.md
+// sections 1, 6, 7). Reads top to bottom like the algorithm: run -> episode -> draft / refine.
+//
+// Resume invariant: every attempt commits in one transaction of the run database together
+// with all its memory effects (Q updates, normaliser, items, provenance). Everything an attempt
+// depends on (retrieval randomness, the LLM's seed) is derived from (run seed, task, attempt
+// index), so a run killed at any point and resumed ends in the same state as one never stopped
+// (given a deterministic provider: sim or replay).
+#pragma once
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "agent/method.h"
+#include "agent/prompt.h"
+#include "backends/backend.h"
+#include "llm/provider.h"
+#include "memory/memory.h"
+#include "run/run_store.h"
+#include "tasks/oracle.h"
+#include "verify/verifier.h"
+
+namespace evk {
+
+struct AgentOptions {
+  Method method;
+  int budget = 30;            // attempts per task, both stages together
+  int parallel_tasks = 1;
+  uint64_t seed = 0;
+  int history = 3;            // earlier attempts shown in a draft prompt
+  bool freeze_memory = false;
+  std::filesystem::path prompt_dir;
+  VerifyOptions verify;
+  OracleOptions oracle;
+  MemoryParams memory;
+  CompletionOptions completion;
+};
+
+// What the agent reports as it goes (progress lines, JSON events).
+struct AgentEvent {
+  std::string task;
+  int task_index = 0, task_count = 0;
+  const Attempt* attempt = nullptr;  // null for task start/end events
+  std::string kind;                  // "task_start", "attempt", "task_done"
+};
+using AgentListener = std::function<void(const AgentEvent&)>;
+
+class Agent {
+ public:
+  Agent(Workspace& ws, Workspace& run_ws, Provider& llm, Verifier& verifier,
+        const Backend& backend, AgentOptions opt, AgentListener listener = {});
+
+  // Runs (or continues) every task to its budget. Stops cleanly on BudgetExceeded.
+  void run(const std::vector<const TaskInfo*>& tasks);
+
+  // The first prompt the run would send, without sending it (--dry-run).
+  std::string first_prompt(const TaskInfo& task);
+
+  Memory& memory() { return memory_; }
+  AttemptLog& log() { return log_; }
+
+ public:
+  struct TaskContext;  // one task's state during its episode (agent.cpp)
+
+ private:
+  void episode(const TaskInfo& task, int index, int count);
+  Attempt draft(TaskContext& tc, int idx);
+  Attempt refine(TaskContext& tc, int idx);
+  void finish(TaskContext& tc, Attempt& a, std::vector<int64_t> context, Stage stage);
+  void ask_and_verify(TaskContext& tc, Attempt& a);
+  TaskContext load(const TaskInfo& task);
+  PromptInputs prompt_inputs(const TaskContext& tc) const;
+  std::vector<PromptItem> to_prompt(const std::vector<Item>& items) const;
+  std::vector<PromptItem> api_context(const MemoryQuery& q);
+  uint64_t attempt_seed(const std::string& task, int idx) const;
+  double epsilon_now();
+
+  Workspace& ws_;
+  Workspace& run_ws_;
+  Provider& llm_;
+  Verifier& verifier_;
+  const Backend& backend_;
+  AgentOptions opt_;
+  AgentListener listener_;
+  PromptTemplates templates_;
+  Memory memory_;
+  AttemptLog log_;
+  std::mutex writer_;  // the single writer: retrieval and commits of all tasks go through it
+};
+
+}  // namespace evk

@@ -1,0 +1,187 @@
+#include "agent/prompt.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "core/error.h"
+#include "core/paths.h"
+
+namespace evk {
+using nlohmann::json;
+
+namespace {
+
+constexpr size_t kMaxCodeLines = 80;  // code of memory items is cut to keep prompts bounded
+
+std::string clip_lines(const std::string& s, size_t max_lines) {
+  size_t pos = 0;
+  for (size_t n = 0; n < max_lines; ++n) {
+    pos = s.find('\n', pos);
+    if (pos == std::string::npos) return s;
+    ++pos;
+  }
+  return s.substr(0, pos) + "// ... (cut)\n";
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : sep) + x;
+  return out;
+}
+
+std::string shape_or_unknown(const json& op) {
+  if (!op.contains("shape") || op["shape"].is_null()) return "?";
+  return shape_str(op["shape"].get<std::vector<int64_t>>());
+}
+
+std::string fitting_note(const TaskInfo& t) {
+  if (t.fitted.empty()) return "";
+  std::string s = "Sizes were scaled down to fit this machine:";
+  for (const auto& [k, v] : t.fitted) s += fmt::format(" {} {} -> {};", k, v.first, v.second);
+  return s + " the shapes below are the fitted ones.";
+}
+
+std::string render_attempt(const PromptAttempt& a, bool with_code) {
+  std::string s = fmt::format("### attempt {} ({}): {}\n", a.idx, a.stage, a.category);
+  if (a.category == "ok") s += fmt::format("latency {:.4f} ms\n", a.latency_ms);
+  if (!a.feedback.empty()) s += a.feedback + "\n";
+  if (with_code && !a.code.empty()) s += "```cpp\n" + clip_lines(a.code, 200) + "```\n";
+  return s;
+}
+
+}  // namespace
+
+std::string render_template(const std::string& tmpl, const std::map<std::string, std::string>& vars) {
+  std::string out;
+  size_t pos = 0;
+  while (true) {
+    size_t open = tmpl.find("{{", pos);
+    if (open == std::string::npos) break;
+    size_t close = tmpl.find("}}", open);
+    if (close == std::string::npos) break;
+    auto it = vars.find(tmpl.substr(open + 2, close - open - 2));
+    out += tmpl.substr(pos, open - pos);
+    out += it == vars.end() ? tmpl.substr(open, close + 2 - open) : it->second;
+    pos = close + 2;
+  }
+  return out + tmpl.substr(pos);
+}
+
+std::string render_tensors(const Reference& ref) {
+  std::string s;
+  for (size_t i = 0; i < ref.abi.size(); ++i) {
+    const auto& t = ref.abi[i];
+    s += fmt::format("- in[{}] {}: {}{} {} {}\n", i, t.name, t.role, t.scalar ? " scalar" : "",
+                     dtype_name(t.dtype), shape_str(t.shape));
+  }
+  for (size_t i = 0; i < ref.outputs.size(); ++i) {
+    const auto& t = ref.outputs[i];
+    s += fmt::format("- out[{}] {}: output {} {}\n", i, t.name, dtype_name(t.dtype),
+                     shape_str(t.shape));
+  }
+  return s;
+}
+
+std::string render_fx_ops(const Reference& ref) {
+  const json ops = ref.meta.value("fx_ops", json::array());
+  if (ops.empty()) return "(not traceable)\n";
+  std::string s;
+  for (const auto& op : ops) {
+    std::string kind = op.value("kind", "");
+    std::string target = kind == "call_module" || kind == "get_attr" || kind == "placeholder"
+                             ? op.value("target", op.value("name", ""))
+                             : op.value("op", "");
+    std::string module = kind == "call_module" ? " [" + op.value("module", "") + "]" : "";
+    s += fmt::format("- %{} = {} {}{} args={} kwargs={} -> {}\n", op.value("name", ""), kind,
+                     target, module, op.value("args", "()"), op.value("kwargs", "{}"),
+                     shape_or_unknown(op));
+  }
+  return s;
+}
+
+std::string render_memory(const std::vector<PromptItem>& items) {
+  if (items.empty()) return "(none)\n";
+  std::string s;
+  for (const auto& it : items) {
+    s += fmt::format("### [memory #{}] {}: {}\n", it.id, it.kind, it.title);
+    if (!it.tags.empty()) s += "tags: " + join(it.tags, ", ") + "\n";
+    if (!it.body.empty()) s += clip_lines(it.body, 60);
+    if (!it.body.empty() && it.body.back() != '\n') s += "\n";
+    if (!it.feedback.empty()) s += "feedback: " + clip_lines(it.feedback, 12) + "\n";
+    if (!it.code.empty()) s += "```cpp\n" + clip_lines(it.code, kMaxCodeLines) + "```\n";
+    s += "\n";
+  }
+  return s;
+}
+
+std::vector<std::string> op_names(const Reference& ref) {
+  std::set<std::string> seen;
+  std::vector<std::string> out;
+  for (const auto& op : ref.meta.value("fx_ops", json::array())) {
+    std::string kind = op.value("kind", "");
+    if (kind != "call_function" && kind != "call_method" && kind != "call_module") continue;
+    std::string name = op.value("op", "");
+    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+    if (seen.insert(name).second) out.push_back(name);
+  }
+  return out;
+}
+
+PromptTemplates::PromptTemplates(const std::filesystem::path& dir) {
+  auto load = [&](const char* name) {
+    auto p = dir / name;
+    if (!std::filesystem::exists(p))
+      throw UsageError("prompt template " + p.string() +
+                       " is missing: copy prompts/ from evokernel into your --prompt-dir");
+    return read_file(p);
+  };
+  system_ = load("system.md");
+  draft_ = load("draft.md");
+  refine_ = load("refine.md");
+}
+
+static std::map<std::string, std::string> common_vars(const PromptInputs& in) {
+  return {{"backend", in.backend},
+          {"language", in.language},
+          {"source_filename", in.source_filename},
+          {"guide", in.guide},
+          {"task_id", in.task->id},
+          {"level", std::to_string(in.task->level)},
+          {"fitting_note", fitting_note(*in.task)},
+          {"task_source", in.task->source},
+          {"tensors", render_tensors(*in.ref)},
+          {"fx_ops", render_fx_ops(*in.ref)},
+          {"memory", render_memory(in.memory)}};
+}
+
+std::string PromptTemplates::draft(const PromptInputs& in) const {
+  auto vars = common_vars(in);
+  std::string attempts;
+  for (size_t i = 0; i < in.attempts.size(); ++i)
+    attempts += render_attempt(in.attempts[i], i + 1 == in.attempts.size());
+  vars["attempts"] = attempts.empty() ? "(none yet)\n" : attempts;
+  return render_template(draft_, vars);
+}
+
+std::string PromptTemplates::refine(const PromptInputs& in) const {
+  auto vars = common_vars(in);
+  const auto& sp = *in.start_point;
+  double eager = in.ref->eager_ms;
+  vars["start_point"] = fmt::format(
+      "attempt {}: {:.4f} ms ({:.1f}% of roofline; {:.2f}x over PyTorch eager)\n```cpp\n{}```\n",
+      sp.idx, sp.latency_ms, 100 * in.start_point_roofline,
+      sp.latency_ms > 0 ? eager / sp.latency_ms : 0.0, sp.code);
+  std::string children;
+  for (const auto& c : in.children)
+    children += c.category == "ok"
+                    ? fmt::format("- attempt {}: ok, {:.4f} ms ({} than the start point)\n", c.idx,
+                                  c.latency_ms, c.latency_ms < sp.latency_ms ? "faster" : "slower")
+                    : fmt::format("- attempt {}: {}, {}\n", c.idx, c.category,
+                                  clip_lines(c.feedback, 3));
+  vars["children"] = children.empty() ? "(none yet)\n" : children;
+  return render_template(refine_, vars);
+}
+
+}  // namespace evk

@@ -1,0 +1,20 @@
+#include "backends/backend.h"
+
+#include "backends/cpu/cpu_backend.h"
+#include "core/error.h"
+#include "core/paths.h"
+
+namespace evk {
+
+std::filesystem::path Backend::knowledge_dir() const { return data_root() / "knowledge" / name(); }
+
+std::vector<std::string> backend_names() { return {"cpu"}; }
+
+std::unique_ptr<Backend> make_backend(const std::string& name) {
+  if (name == "cpu") return std::make_unique<CpuBackend>();
+  std::string known;
+  for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
+  throw UsageError("unknown backend '" + name + "': known backends are " + known);
+}
+
+}  // namespace evk

@@ -1,0 +1,47 @@
+// A Backend is one compilation target (cpu now; opencl, cuda later): its source language, its
+// static anti-hack rules, how to compile a candidate, and its knowledge bundle under
+// knowledge/<name>/. Adding a backend = a folder here + knowledge/<name>/ + one line in
+// make_backend (backend.cpp).
+// Invariant relied on by the verifier: compile() never throws for a bad candidate (that is a
+// failed CompileResult); static_check() and check_artifact() are pure functions of their input.
+#pragma once
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace evk {
+
+struct CompileResult {
+  bool ok = false;
+  std::string feedback;              // the first errors, trimmed, paths made relative
+  std::filesystem::path artifact;    // the built library when ok
+  double wall_s = 0;
+  std::string log;                   // full compiler output (capped)
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;             // "cpu"
+  virtual std::string source_filename() const = 0;  // "kernel.cpp"
+  virtual std::string language() const = 0;         // "C++17 with OpenMP", for prompts
+  // nullopt when clean, else feedback naming the forbidden construct and its line.
+  virtual std::optional<std::string> static_check(const std::string& source) const = 0;
+  // Compiles `source` into workdir (which the caller owns and removes) within timeout_s.
+  virtual CompileResult compile(const std::string& source, const std::filesystem::path& workdir,
+                                double timeout_s) const = 0;
+  // The built library's symbols: nullopt when it exports only the ABI and neither defines
+  // libc symbols nor imports forbidden ones, else feedback naming the symbol.
+  virtual std::optional<std::string> check_artifact(const std::filesystem::path& artifact) const = 0;
+  // The exact compile command, for prompts and reports.
+  virtual std::string compile_command() const = 0;
+  std::filesystem::path knowledge_dir() const;      // data_root()/knowledge/<name>
+};
+
+// UsageError listing the known backends when `name` is not one of them.
+std::unique_ptr<Backend> make_backend(const std::string& name);
+std::vector<std::string> backend_names();
+
+}  // namespace evk

@@ -1,0 +1,20 @@
+// Anti-hack rules on a built CPU library's symbol tables (gate 1, after compiling): what it
+// exports, what it defines, and what it imports. These catch what the source rules miss when
+// names are built by token pasting or declared by hand.
+#pragma once
+#include <optional>
+#include <string>
+
+namespace evk {
+
+struct SymbolTables {
+  std::string exported;  // `nm -D --defined-only` output
+  std::string imported;  // `nm -D --undefined-only` output
+  std::string defined;   // `nm --defined-only` output (local symbols too)
+};
+
+// nullopt when the library exports only evk_forward (plus weak std:: template instances),
+// defines no libc/libm/libgomp symbol, and imports nothing forbidden.
+std::optional<std::string> check_cpu_symbols(const SymbolTables& t);
+
+}  // namespace evk

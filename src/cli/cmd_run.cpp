@@ -1,0 +1,401 @@
+// `evokernel run | runs | results | bench`: synthesis runs, their list and their metrics.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+#include <set>
+
+#include "agent/agent.h"
+#include "cli/context.h"
+#include "core/error.h"
+#include "core/paths.h"
+#include "report/metrics.h"
+#include "tasks/suite.h"
+
+namespace evk::cli {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct RunArgs {
+  std::string suite, tasks, model, method = "evokernel", curriculum = "given", prompt_dir;
+  std::string resume, memory_from, exclude_tasks, backend = "cpu";
+  int budget = -1, parallel_tasks = 1;
+  int64_t seed = -1;
+  bool dry_run = false, freeze_memory = false, quiet = false, json_events = false;
+};
+
+std::vector<std::string> split_csv(const std::string& s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= s.size() && !s.empty()) {
+    size_t c = s.find(',', pos);
+    std::string item = s.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
+    if (!item.empty()) out.push_back(item);
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  return out;
+}
+
+// The tasks of a run, in the order they will be attempted, from one or more suites.
+std::vector<const TaskInfo*> select_tasks(const std::vector<Suite>& suites,
+                                          const std::vector<std::string>& ids,
+                                          const std::string& curriculum) {
+  std::vector<const TaskInfo*> all, out;
+  std::set<std::string> seen;
+  for (const auto& s : suites)
+    for (const auto& t : s.tasks) {
+      if (!seen.insert(t.id).second)
+        throw UsageError("task id '" + t.id + "' appears in two suites: run them separately");
+      all.push_back(&t);
+    }
+  if (ids.empty()) out = all;
+  for (const auto& id : ids) {
+    auto it = std::find_if(all.begin(), all.end(), [&](const TaskInfo* t) { return t->id == id; });
+    if (it == all.end()) find_task(suites.front(), id);  // throws with suggestions
+    out.push_back(*it);
+  }
+  for (const auto* t : out)
+    if (!t->ok)
+      throw UsageError("task " + t->id + " is broken: " + t->error +
+                       " (fix the file or leave it out with --tasks)");
+  if (curriculum == "level")
+    std::stable_sort(out.begin(), out.end(),
+                     [](const TaskInfo* a, const TaskInfo* b) { return a->level < b->level; });
+  else if (curriculum != "given")
+    throw UsageError("unknown --curriculum '" + curriculum + "': use given or level");
+  return out;
+}
+
+// Prints one line per attempt (plain, for logs and pipes) or JSON Lines events.
+AgentListener progress_printer(const RunArgs& a, int budget) {
+  struct State {
+    std::mutex mu;
+    int attempts = 0, compiled = 0, with_code = 0;
+    std::set<std::string> solved;
+  };
+  auto st = std::make_shared<State>();
+  return [st, a, budget](const AgentEvent& e) {
+    std::lock_guard lk(st->mu);
+    if (!e.attempt) {
+      if (a.json_events) std::cout << json{{"event", e.kind}, {"task", e.task}}.dump() << "\n";
+      return;
+    }
+    const Attempt& at = *e.attempt;
+    ++st->attempts;
+    if (!at.code.empty()) ++st->with_code;
+    if (at.verdict.compiled) ++st->compiled;
+    if (at.verdict.feasible) st->solved.insert(at.task);
+    if (a.json_events) {
+      std::cout << json{{"event", "attempt"}, {"task", at.task}, {"idx", at.idx},
+                        {"stage", at.stage}, {"category", at.verdict.category},
+                        {"feasible", at.verdict.feasible}, {"latency_ms", at.verdict.latency_ms},
+                        {"reward", at.reward}, {"solved", st->solved.size()},
+                        {"attempts", st->attempts}}
+                       .dump()
+                << std::endl;
+      return;
+    }
+    if (a.quiet) return;
+    std::string what = at.verdict.feasible
+                           ? fmt::format("ok {:.4f} ms ({:.2f}x eager)", at.verdict.latency_ms,
+                                         at.verdict.eager_ms / at.verdict.latency_ms)
+                           : at.verdict.category;
+    std::cout << fmt::format("[{}/{}] {:<28} {:>2}/{} {:<6} {:<34} | solved {} CR {:.0f}%\n",
+                             e.task_index, e.task_count, at.task, at.idx, budget, at.stage, what,
+                             st->solved.size(),
+                             st->with_code ? 100.0 * st->compiled / st->with_code : 0.0)
+              << std::flush;
+  };
+}
+
+}  // namespace
+}  // namespace evk::cli
+
+namespace evk::cli {
+namespace {
+
+// Everything a run needs, resolved from flags, config and (on --resume) the stored run.
+struct Session {
+  RunInfo info;
+  std::vector<std::string> task_ids;
+  std::string exclude_tasks, memory_from, prompt_dir, curriculum;
+  bool freeze_memory = false;
+  int parallel_tasks = 1;
+};
+
+Session resolve_session(Context& ctx, const RunArgs& a, RunStore& store) {
+  Session s;
+  if (!a.resume.empty()) {
+    s.info = store.get(store.resolve(a.resume));
+    const json& o = s.info.options;
+    s.task_ids = s.info.tasks;
+    s.prompt_dir = o.value("prompt_dir", "");
+    s.curriculum = o.value("curriculum", "given");
+    s.freeze_memory = o.value("freeze_memory", false);
+    s.parallel_tasks = a.parallel_tasks;
+    const json stored = o.value("config", json::object());
+    for (auto& [k, v] : stored.items())
+      ctx.config().set(k, v.get<std::string>(), "run " + std::to_string(s.info.id));
+    return s;
+  }
+  if (a.suite.empty()) throw UsageError("--suite is required (or --resume RUN)");
+  Config& cfg = ctx.config();
+  if (a.budget == 0 || a.budget < -1) throw UsageError("--budget must be at least 1");
+  if (a.budget > 0) cfg.set("agent.budget", std::to_string(a.budget), "flag");
+  if (a.seed >= 0) cfg.set("agent.seed", std::to_string(a.seed), "flag");
+  if (!a.model.empty()) cfg.set("llm.model", a.model, "flag");
+  method_by_name(a.method);  // validates
+  s.info.method = a.method;
+  s.info.model = cfg.str("llm.model");
+  s.info.suite = a.suite;
+  s.info.backend = a.backend;
+  s.info.budget = static_cast<int>(cfg.integer("agent.budget"));
+  s.info.seed = static_cast<uint64_t>(cfg.integer("agent.seed"));
+  s.task_ids = split_csv(a.tasks);
+  s.prompt_dir = a.prompt_dir;
+  s.curriculum = a.curriculum;
+  s.freeze_memory = a.freeze_memory;
+  s.parallel_tasks = a.parallel_tasks;
+  s.exclude_tasks = a.exclude_tasks;
+  s.memory_from = a.memory_from;
+  if (!s.memory_from.empty() && !fs::exists(s.memory_from))
+    throw UsageError("--memory-from " + s.memory_from +
+                     " does not exist: export one with `evokernel memory export FILE`");
+  if (s.parallel_tasks < 1) throw UsageError("--parallel-tasks must be at least 1");
+  return s;
+}
+
+AgentOptions agent_options(Context& ctx, const Session& s) {
+  const Config& cfg = ctx.config();
+  AgentOptions o;
+  o.method = method_by_name(s.info.method);
+  o.budget = s.info.budget;
+  o.parallel_tasks = s.parallel_tasks;
+  o.seed = s.info.seed;
+  o.freeze_memory = s.freeze_memory;
+  o.prompt_dir = s.prompt_dir.empty() ? data_root() / "prompts" : fs::path(s.prompt_dir);
+  o.verify = verify_options(cfg);
+  o.verify.backend = s.info.backend;
+  o.oracle = oracle_options(cfg);
+  o.memory = memory_params(cfg);
+  o.completion.temperature = cfg.real("llm.temperature");
+  o.completion.max_tokens = static_cast<int>(cfg.integer("llm.max_tokens"));
+  return o;
+}
+
+void print_results(Workspace& run_ws, const RunInfo& info, bool as_json) {
+  AttemptLog log(run_ws);
+  auto tasks = log.tasks();
+  auto attempts = log.all();
+  Metrics all = compute_metrics(tasks, attempts, info.budget);
+  std::string label = fmt::format("run {} — method {}, model {}{}, suite {}, budget {}", info.id,
+                                  info.method, info.model,
+                                  info.simulated ? " (SIMULATED: offline sim coder, not an LLM)" : "",
+                                  info.suite, info.budget);
+  if (as_json) {
+    json j = {{"run", info.id},      {"method", info.method}, {"model", info.model},
+              {"simulated", info.simulated}, {"suite", info.suite}, {"budget", info.budget},
+              {"overall", to_json(all)}};
+    std::set<int> levels;
+    for (const auto& t : tasks) levels.insert(t.level);
+    for (int l : levels)
+      j["levels"][std::to_string(l)] = to_json(compute_metrics(tasks, attempts, info.budget, {l}));
+    std::cout << j.dump(1) << "\n";
+    return;
+  }
+  std::cout << format_metrics(all, label);
+  std::set<int> levels;
+  for (const auto& t : tasks) levels.insert(t.level);
+  if (levels.size() > 1)
+    for (int l : levels) {
+      Metrics m = compute_metrics(tasks, attempts, info.budget, {l});
+      std::cout << fmt::format("  level {}: Acc {:.1f}% ({}/{}), CR {:.1f}%, fast_1 {:.1f}%\n", l,
+                               100 * m.acc, m.solved, m.tasks, 100 * m.compilation_rate,
+                               100 * m.fast_p[1]);
+    }
+}
+
+// One tiny request before anything is written, so an unreachable endpoint or a rejected key is
+// a usage error with the diagnosis, not a run full of failed attempts.
+void preflight(Provider& llm) {
+  CompletionOptions o;
+  o.max_tokens = 1;
+  o.temperature = 0;
+  o.task = "preflight";
+  try {
+    llm.complete({{"user", "Reply with OK."}}, o);
+  } catch (const ProviderError& e) {
+    std::string why = e.what();
+    std::replace(why.begin(), why.end(), '\n', ' ');
+    throw UsageError("cannot reach the LLM endpoint: " + why +
+                     " (check llm.base_url and the API key; `evokernel llm ping` diagnoses)");
+  }
+}
+
+// Runs (or resumes) one synthesis run; returns its id.
+int64_t run_once(Context& ctx, const RunArgs& a) {
+  RunStore store(ctx.workspace());
+  Session s = resolve_session(ctx, a, store);
+  Config& cfg = ctx.config();
+  std::vector<Suite> suites;
+  for (const auto& name : split_csv(s.info.suite))
+    suites.push_back(load_suite(ctx.workspace(), name, ctx.max_elements()));
+  if (suites.empty()) throw UsageError("--suite is empty: give builtin:NAME or a folder");
+  auto tasks = select_tasks(suites, s.task_ids, s.curriculum);
+  auto backend = make_backend(s.info.backend);
+  auto llm = make_provider(s.info.model, cfg);  // a missing key fails here, before any write
+  s.info.simulated = llm->simulated();
+  if (s.info.model.rfind("openai:", 0) == 0 && !a.dry_run) preflight(*llm);
+  AgentOptions opt = agent_options(ctx, s);
+
+  if (a.dry_run) {
+    fs::path tmp = fs::temp_directory_path() / fmt::format("evk-dry-run-{}", ::getpid());
+    {
+      Workspace scratch(tmp);
+      Verifier verifier(ctx.workspace(), opt.oracle);
+      Agent agent(ctx.workspace(), scratch, *llm, verifier, *backend, opt);
+      std::cout << agent.first_prompt(*tasks.front());
+    }
+    fs::remove_all(tmp);
+    return 0;
+  }
+
+  if (s.info.id == 0) {
+    for (const auto* t : tasks) s.info.tasks.push_back(t->id);
+    json config = json::object();
+    for (const auto& [k, v] : cfg.values())
+      if (k != "llm.api_key") config[k] = v.value;
+    s.info.options = {{"prompt_dir", s.prompt_dir}, {"curriculum", s.curriculum},
+                      {"freeze_memory", s.freeze_memory}, {"config", config},
+                      {"memory_from", s.memory_from}, {"exclude_tasks", s.exclude_tasks}};
+    s.info.id = store.create(s.info);
+  } else {
+    store.set_status(s.info.id, "running");
+  }
+  Workspace run_ws(store.run_dir(s.info.id));
+  Verifier verifier(ctx.workspace(), opt.oracle);
+  Agent agent(ctx.workspace(), run_ws, *llm, verifier, *backend, opt,
+              progress_printer(a, s.info.budget));
+  if (!s.memory_from.empty() && agent.log().count() == 0) {
+    auto excluded = split_csv(s.exclude_tasks);
+    size_t n = agent.memory().import_jsonl(s.memory_from, {excluded.begin(), excluded.end()});
+    if (!a.quiet) std::cout << fmt::format("loaded {} memory items from {}\n", n, s.memory_from);
+  }
+  if (!a.quiet && !a.json_events)
+    std::cout << fmt::format("run {}: {} task(s), method {}, model {}{}, budget {}\n", s.info.id,
+                             tasks.size(), s.info.method, s.info.model,
+                             s.info.simulated ? " (simulated)" : "", s.info.budget);
+  try {
+    agent.run(tasks);
+  } catch (const BudgetExceeded& e) {
+    store.set_status(s.info.id, "stopped");
+    std::cerr << "evokernel: run " << s.info.id << " stopped: " << e.what()
+              << " (raise the budget and continue with --resume " << s.info.id << ")\n";
+    return s.info.id;
+  } catch (...) {
+    store.set_status(s.info.id, "interrupted");
+    throw;
+  }
+  store.set_status(s.info.id, "done");
+  if (!a.json_events) print_results(run_ws, store.get(s.info.id), false);
+  return s.info.id;
+}
+
+void add_run_options(CLI::App* c, RunArgs& a) {
+  c->add_option("--suite", a.suite,
+                "builtin:NAME or a folder of KernelBench task files; several, comma-separated");
+  c->add_option("--tasks", a.tasks, "comma-separated task ids (default: the whole suite)");
+  c->add_option("--model", a.model,
+                "openai:MODEL, replay:CASSETTE.jsonl or sim (the offline simulator; default "
+                "from config llm.model)");
+  c->add_option("--budget", a.budget, "attempts per task, drafting and refining together (30)");
+  c->add_option("--seed", a.seed, "seed of the run (retrieval, sampling, the sim coder)");
+  c->add_option("--parallel-tasks", a.parallel_tasks,
+                "tasks worked on at once; memory writes still go through one writer");
+  c->add_option("--curriculum", a.curriculum, "given (suite order) or level (easier levels first)");
+  c->add_option("--backend", a.backend, "cpu (more backends: see docs/adding-a-backend.md)");
+  c->add_option("--prompt-dir", a.prompt_dir, "folder with your copies of prompts/*.md");
+  c->add_option("--memory-from", a.memory_from,
+                "start from a memory exported with `evokernel memory export`");
+  c->add_option("--exclude-tasks", a.exclude_tasks,
+                "with --memory-from: drop the items that came from these tasks (comma-separated)");
+  c->add_flag("--freeze-memory", a.freeze_memory,
+              "read-only memory: no items written, no Q updates (held-out evaluation)");
+  c->add_flag("--quiet", a.quiet, "no progress lines");
+  c->add_flag("--json", a.json_events, "progress as JSON Lines events on stdout");
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, Context& ctx) {
+  static RunArgs a;
+  auto* run = app.add_subcommand(
+      "run",
+      "Synthesise kernels for a suite: per task, cold-start drafting until a kernel is feasible, "
+      "then continual refining, over one value-driven memory shared by all tasks");
+  add_run_options(run, a);
+  run->add_option("--method", a.method, "evokernel (default), passk, refine or rag");
+  run->add_option("--resume", a.resume, "continue run RUN where it stopped (even after SIGKILL)");
+  run->add_flag("--dry-run", a.dry_run, "print the first prompt and exit; nothing is written");
+  run->callback([&ctx] { run_once(ctx, a); });
+
+  static std::string which;
+  static bool as_json = false;
+  auto* results = app.add_subcommand(
+      "results", "Metrics of a run: compilation rate, Acc, fast_p, speed-ups, Acc per attempt");
+  results->add_option("RUN", which, "run id (default: the latest)");
+  results->add_flag("--json", as_json, "print JSON");
+  results->callback([&ctx] {
+    RunStore store(ctx.workspace());
+    RunInfo info = store.get(store.resolve(which));
+    Workspace run_ws(store.run_dir(info.id));
+    print_results(run_ws, info, as_json);
+  });
+
+  auto* runs = app.add_subcommand("runs", "List the runs in the workspace");
+  runs->callback([&ctx] {
+    RunStore store(ctx.workspace());
+    std::cout << fmt::format("{:>4}  {:<20}  {:<11}  {:<9}  {:<22}  {:<18}  {:>5}  {}\n", "id",
+                             "created", "status", "method", "model", "suite", "tasks", "budget");
+    for (const auto& r : store.list())
+      std::cout << fmt::format("{:>4}  {:<20}  {:<11}  {:<9}  {:<22}  {:<18}  {:>5}  {}\n", r.id,
+                               r.created, r.status, r.method,
+                               r.model + (r.simulated ? " (sim)" : ""), r.suite, r.tasks.size(),
+                               r.budget);
+  });
+
+  static std::string methods = "evokernel,passk,refine,rag";
+  auto* bench = app.add_subcommand(
+      "bench", "Run several methods with the same seed, budget and verifier; print one table");
+  add_run_options(bench, a);
+  bench->add_option("--methods", methods, "comma-separated methods");
+  bench->callback([&ctx] {
+    std::vector<std::pair<std::string, int64_t>> done;
+    for (const auto& m : split_csv(methods)) {
+      RunArgs each = a;
+      each.method = m;
+      each.quiet = true;
+      done.emplace_back(m, run_once(ctx, each));
+    }
+    RunStore store(ctx.workspace());
+    std::cout << fmt::format("\n{:<10} {:>5} {:>7} {:>7} {:>8} {:>8} {:>10}\n", "method", "run",
+                             "CR", "Acc", "fast_1", "fast_1.5", "x first");
+    for (const auto& [m, id] : done) {
+      RunInfo info = store.get(id);
+      Workspace run_ws(store.run_dir(id));
+      AttemptLog log(run_ws);
+      Metrics x = compute_metrics(log.tasks(), log.all(), info.budget);
+      std::cout << fmt::format("{:<10} {:>5} {:>6.1f}% {:>6.1f}% {:>7.1f}% {:>7.1f}% {:>9.2f}x\n",
+                               m, id, 100 * x.compilation_rate, 100 * x.acc, 100 * x.fast_p[1],
+                               100 * x.fast_p[1.5], x.speedup_over_first.median);
+    }
+    if (!done.empty() && store.get(done.front().second).simulated)
+      std::cout << "(SIMULATED: model sim is the offline coder, not an LLM)\n";
+  });
+}
+
+}  // namespace evk::cli

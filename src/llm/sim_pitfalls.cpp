@@ -1,0 +1,63 @@
+// The sim's cold-start pitfalls and the refining moves' own pitfalls, as a data table.
+// A row applies only where the graph gives the mistake a place (features found by the
+// generator). Its probability drops by kMarkerFactor when the prompt's memory or attempts carry
+// `evk-pitfall: NAME`: that text is the only way memory helps the sim.
+#include "llm/sim_internal.h"
+
+namespace evk::sim {
+
+const std::vector<PitfallRow>& pitfall_table() {
+  using F = const Features&;
+  static const std::vector<PitfallRow> rows = {
+      // name, base probability, stage, the mistake, where it can happen
+      {"missing_header", 0.12, "draft", "omits #include <vector> (or <cmath>): compile error",
+       [](F f) { return f.uses_temps || f.uses_math; }},
+      {"wrong_abi", 0.10, "draft",
+       "declares evk_forward without const on `in`: conflicts with the ABI header's extern \"C\" declaration",
+       [](F) { return true; }},
+      {"missing_return", 0.07, "draft", "forgets `return 0;` at the end of evk_forward",
+       [](F) { return true; }},
+      {"off_by_one_write", 0.14, "draft",
+       "the final write loop stops one element (or one column) short: the rest stays NaN",
+       [](F f) { return f.final_copy; }},
+      {"transposed_weight", 0.30, "draft",
+       "indexes the weight / right-hand matrix transposed ([k][j] read as [j][k])",
+       [](F f) { return f.has_product; }},
+      {"no_init_reduction", 0.30, "draft",
+       "accumulates straight into the NaN-poisoned output without initialising it",
+       [](F f) { return f.accum_final; }},
+      {"softmax_no_max_shift", 0.35, "draft",
+       "exponentiates without subtracting the row maximum (overflows for large logits)",
+       [](F f) { return f.has_softmax; }},
+      {"int64_as_int32", 0.40, "draft", "reads or writes int64 tensors through int32_t pointers",
+       [](F f) { return f.has_i64; }},
+      {"broadcast_ignored", 0.30, "draft",
+       "indexes a broadcast operand with the output's flat index (ignores broadcasting strides)",
+       [](F f) { return f.has_broadcast; }},
+      {"padding_ignored", 0.30, "draft",
+       "drops the bounds check on padded borders (reads outside the input)",
+       [](F f) { return f.has_padding; }},
+      {"mean_wrong_count", 0.25, "draft", "divides a mean by the last dimension instead of the reduced count",
+       [](F f) { return f.has_mean; }},
+      {"parallel_reduction_race", 0.15, "draft",
+       "parallelises a reduction loop over a shared accumulator (a data race with more than one thread)",
+       [](F f) { return f.has_reduction; }},
+      // Pitfalls of the refining moves.
+      {"tile_tail", 0.35, "tile", "blocked loops skip the last partial tile (sizes not a multiple of the tile)",
+       [](F f) { return f.tileable; }},
+      {"reorder_no_init", 0.25, "reorder",
+       "the reordered loop accumulates into the destination without clearing it first",
+       [](F f) { return f.reorderable; }},
+      {"fuse_broadcast", 0.30, "fuse", "the fused loop indexes a broadcast operand with the flat index",
+       [](F f) { return f.has_broadcast; }},
+      {"omp_collapse", 0.25, "omp",
+       "adds collapse(3) to loop nests that are not three perfectly nested loops (compile error)",
+       [](F) { return true; }},
+      {"simd_no_reduction", 0.30, "simd",
+       "`#pragma omp simd` on a reduction loop without a reduction clause",
+       [](F f) { return f.has_reduction || f.has_product || f.has_softmax; }},
+  };
+  return rows;
+}
+
+}  // namespace evk::sim

@@ -1,0 +1,85 @@
+// The in-memory similarity index over every stored item: each item's term vector, the
+// document frequencies, and an inverted index (term -> rows with their term frequency),
+// loaded once per process.
+//
+// Search is exact TF-IDF cosine, organised so that it stays fast at 100k items:
+//  1. accumulate dot products over the postings of the query's terms, rarest first, skipping
+//     terms that occur in more than half of a large bank (their idf is near its floor and
+//     their postings are the longest) unless that leaves fewer than the shortlist touched;
+//     divide by each row's cached norm;
+//  2. re-rank the best max(4k, k+64) by the exact cosine under the current document
+//     frequencies, every query term included.
+// Cached norms use the document frequencies of the moment they were computed and are all
+// recomputed once the bank has grown by a tenth; the re-rank is always current. When no more
+// rows than the shortlist pass the filter, each is scored exactly. Rows with similarity 0 rank
+// last, by id, as in the brute-force scan.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "memory/embedding.h"
+#include "memory/item.h"
+
+namespace evk {
+
+class SimilarityIndex {
+ public:
+  struct Filter {
+    std::string backend;
+    std::vector<ItemKind> kinds;  // empty: any
+    std::string exclude_task;     // empty: none
+  };
+  struct Hit {
+    int64_t id;
+    double similarity;
+  };
+
+  void add(int64_t id, ItemKind kind, const std::string& backend, const std::string& task,
+           TermVector terms);
+  void clear();
+  size_t size() const { return rows_.size(); }
+  int64_t max_id() const { return rows_.empty() ? 0 : rows_.back().id; }  // ids arrive ascending
+  const DocFreq& doc_freq() const { return df_; }
+
+  // The k rows passing the filter with the highest TF-IDF cosine to q, best first; ties by id.
+  std::vector<Hit> top(const TermVector& q, const Filter& f, size_t k);
+  // The same by exact cosine over every passing row: the plain reference for tests and benches.
+  std::vector<Hit> brute_force_top(const TermVector& q, const Filter& f, size_t k) const;
+  // The k rows of one (kind, backend, task) group most similar to q, best first.
+  std::vector<Hit> group_top(const TermVector& q, ItemKind kind, const std::string& backend,
+                             const std::string& task, size_t k);
+
+ private:
+  struct Row {
+    int64_t id;
+    ItemKind kind;
+    uint32_t backend;  // interned
+    uint32_t task;     // interned
+    TermVector terms;
+  };
+  struct Posting {
+    uint32_t row;
+    float tf;
+  };
+  using RowPred = std::function<bool(const Row&)>;
+  uint32_t intern(const std::string& s);
+  RowPred filter_pred(const Filter& f) const;
+  void refresh_norms();
+  std::vector<Hit> search(const TermVector& q, const RowPred& pass, size_t k);
+  std::vector<Hit> exact(const TermVector& q, const std::vector<uint32_t>& rows, size_t k) const;
+
+  std::vector<Row> rows_;
+  std::unordered_map<uint32_t, std::vector<Posting>> postings_;
+  std::vector<float> norms_;     // cached TF-IDF norm per row
+  size_t normed_ = 0;            // rows with a cached norm
+  size_t normed_at_docs_ = 0;    // bank size when all norms were last recomputed
+  std::vector<float> acc_;       // scratch accumulator, one per row
+  DocFreq df_;
+  std::unordered_map<std::string, uint32_t> names_;
+  std::unordered_map<std::string, std::vector<uint32_t>> groups_;  // kind|backend|task -> rows
+};
+
+}  // namespace evk

@@ -1,0 +1,55 @@
+// The paper's metrics (DESIGN.md section 9), computed from a run's attempts alone, so that
+// they can be recomputed at any time, for any run, and compared across runs.
+#pragma once
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "run/run_store.h"
+
+namespace evk {
+
+struct Spread {
+  double median = 0, q1 = 0, q3 = 0;
+  int n = 0;
+};
+
+struct TaskResult {
+  std::string task;
+  int level = 0;
+  bool solved = false;
+  int attempts = 0, first_feasible_idx = 0;  // 0: never
+  double eager_ms = 0, first_ms = 0, best_ms = 0;
+  int64_t best_attempt = 0;
+  double roofline_fraction = 0;
+  bool fitted = false;
+};
+
+struct Metrics {
+  int tasks = 0, solved = 0, attempts = 0, with_code = 0, compiled = 0;
+  double compilation_rate = 0;       // compiled / attempts that produced code
+  double acc = 0;                    // solved / tasks
+  std::map<double, double> fast_p;   // p -> share of all tasks correct and > p x eager
+  double fast1_ratio = 0;            // fast_1 / acc: of the solved, the share faster than eager
+  Spread speedup_over_first;         // best vs first feasible draft, solved tasks
+  double geomean_over_eager = 0;     // solved tasks
+  double acc_round1 = 0, fast1_round1 = 0;
+  Spread attempts_to_first;          // solved tasks
+  int64_t tokens = 0;
+  double cost_usd = 0;
+  double tokens_per_solved = 0, cost_per_solved = 0;
+  std::vector<double> acc_curve;     // Acc after attempt k (k = 1..budget)
+  std::map<std::string, int> failures;  // category -> count
+  std::vector<TaskResult> per_task;
+};
+
+// Tasks without attempts count as unsolved; levels filters (empty: all).
+Metrics compute_metrics(const std::vector<TaskRecord>& tasks, const std::vector<Attempt>& attempts,
+                        int budget, const std::vector<int>& levels = {});
+
+nlohmann::json to_json(const Metrics& m);
+// The summary table printed by `evokernel results`.
+std::string format_metrics(const Metrics& m, const std::string& title);
+
+}  // namespace evk

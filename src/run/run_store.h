@@ -1,0 +1,88 @@
+// Runs and their attempts. The workspace database keeps the index of runs; each run has its
+// own folder runs/<id>/ with a database holding its attempts AND its memory, so that an attempt
+// and every memory effect it causes commit in one transaction (the resume invariant: after a
+// crash, an attempt is either entirely there, with its Q updates and items, or not at all).
+#pragma once
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/verdict.h"
+#include "core/workspace.h"
+
+namespace evk {
+
+struct RunInfo {
+  int64_t id = 0;
+  std::string created, status;  // status: running, done, interrupted, failed
+  std::string method, model, suite, backend;
+  std::vector<std::string> tasks;
+  int budget = 0;
+  uint64_t seed = 0;
+  bool simulated = false;
+  nlohmann::json options;  // everything needed to resume: config values, flags
+};
+
+struct Attempt {
+  int64_t id = 0;
+  std::string task;
+  int idx = 0;                 // 1-based within the task
+  std::string stage;           // "draft" or "refine"
+  std::string prompt, reply, code;
+  std::vector<int64_t> context_ids;
+  std::optional<int64_t> start_point;  // attempt id refined from
+  int64_t trace_item = 0;      // the memory item written for this attempt (0: none)
+  Verdict verdict;
+  double reward = 0, reward_raw = 0;
+  int64_t prompt_tokens = 0, completion_tokens = 0;
+  double cost_usd = 0, llm_s = 0, verify_s = 0;
+  std::string created;
+};
+
+struct TaskRecord {  // per (run, task): what metrics need besides the attempts
+  std::string task;
+  int level = 0;
+  double eager_ms = 0;
+  int64_t flops = 0, bytes = 0;
+  bool fitted = false;
+};
+
+class RunStore {
+ public:
+  explicit RunStore(Workspace& ws);
+
+  int64_t create(const RunInfo& info);
+  RunInfo get(int64_t id);
+  std::vector<RunInfo> list();
+  int64_t latest();  // UsageError when the workspace holds no run
+  // RUN given as text: a number, or "" / "latest" for the newest.
+  int64_t resolve(const std::string& run);
+  void set_status(int64_t id, const std::string& status);
+
+  // The run's own database (attempts + memory), created on first use.
+  std::filesystem::path run_dir(int64_t id) const;
+
+ private:
+  Workspace& ws_;
+};
+
+// The attempts of one run, in the run's own database. Not thread-safe: callers serialise
+// (the agent's single writer).
+class AttemptLog {
+ public:
+  explicit AttemptLog(Workspace& run_ws);
+  void put_task(const TaskRecord& t);
+  std::vector<TaskRecord> tasks();
+  int64_t insert(const Attempt& a);  // inside the caller's transaction
+  std::vector<Attempt> for_task(const std::string& task);
+  std::vector<Attempt> all();
+  int64_t count();
+
+ private:
+  Workspace& ws_;
+};
+
+}  // namespace evk

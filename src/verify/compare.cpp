@@ -1,0 +1,128 @@
+#include "verify/compare.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+
+namespace evk {
+
+std::string index_str(int64_t flat, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> idx(shape.size());
+  for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
+    int64_t d = std::max<int64_t>(1, shape[i]);
+    idx[i] = flat % d;
+    flat /= d;
+  }
+  std::string s = "[";
+  for (size_t i = 0; i < idx.size(); ++i) s += (i ? ", " : "") + std::to_string(idx[i]);
+  return s + "]";
+}
+
+std::string CompareResult::describe(const std::string& name, const std::vector<int64_t>& shape) const {
+  std::string s = fmt::format("{}: {} of {} elements differ (max abs err {:.4g}, max rel err {:.4g}, "
+                              "rel err norm {:.4g})",
+                              name, mismatches, numel, max_abs, max_rel, rel_norm);
+  if (first_bad >= 0)
+    s += fmt::format("; first at {}: expected {:.6g}, got {:.6g}", index_str(first_bad, shape),
+                     expected, got);
+  if (unwritten > 0)
+    s += fmt::format("; {} elements were never written (they still hold the NaN poison the "
+                     "harness fills outputs with)",
+                     unwritten);
+  return s;
+}
+
+namespace {
+
+// The value of element i of raw bytes of dtype t, as double; `poison` is true when it still
+// holds the harness's poison pattern.
+double element(DType t, const uint8_t* p, int64_t i, bool& poison) {
+  poison = false;
+  switch (t) {
+    case DType::F32: {
+      float v;
+      std::memcpy(&v, p + 4 * i, 4);
+      poison = std::isnan(v);
+      return v;
+    }
+    case DType::F64: {
+      double v;
+      std::memcpy(&v, p + 8 * i, 8);
+      poison = std::isnan(v);
+      return v;
+    }
+    case DType::F16: {
+      uint16_t h;
+      std::memcpy(&h, p + 2 * i, 2);
+      int e = (h >> 10) & 31, m = h & 1023;
+      double v = e == 0 ? std::ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp(m + 1024, e - 25);
+      poison = std::isnan(v);
+      return (h & 0x8000) ? -v : v;
+    }
+    case DType::I32: {
+      int32_t v;
+      std::memcpy(&v, p + 4 * i, 4);
+      poison = static_cast<uint32_t>(v) == 0xA5A5A5A5u;
+      return v;
+    }
+    case DType::I64: {
+      int64_t v;
+      std::memcpy(&v, p + 8 * i, 8);
+      poison = static_cast<uint64_t>(v) == 0xA5A5A5A5A5A5A5A5ull;
+      return static_cast<double>(v);
+    }
+    case DType::BOOL:
+    case DType::U8:
+      poison = p[i] == 0xA5;
+      return p[i];
+  }
+  return 0;
+}
+
+}  // namespace
+
+CompareResult compare_output(const Tensor& ref, const uint8_t* got, const Tolerance& tol) {
+  CompareResult r;
+  r.numel = ref.numel();
+  bool exact = ref.dtype != DType::F32 && ref.dtype != DType::F64 && ref.dtype != DType::F16;
+  double diff2 = 0, ref2 = 0;
+  for (int64_t i = 0; i < r.numel; ++i) {
+    double e = ref.at(i);
+    bool poison = false;
+    double g = element(ref.dtype, got, i, poison);
+    double d = std::fabs(g - e);
+    bool close;
+    if (exact) {
+      close = g == e;
+    } else if (std::isnan(e)) {
+      close = std::isnan(g);  // a reference NaN is matched by a NaN
+      d = close ? 0 : INFINITY;
+    } else if (std::isinf(e)) {
+      close = g == e;
+      d = close ? 0 : INFINITY;
+    } else {
+      close = !std::isnan(g) && d <= tol.atol + tol.rtol * std::fabs(e);
+      if (std::isnan(g)) d = INFINITY;
+    }
+    if (!std::isnan(e) && !std::isinf(e)) {
+      diff2 += std::isfinite(d) ? d * d : INFINITY;
+      ref2 += e * e;
+    }
+    if (!close) {
+      ++r.mismatches;
+      if (poison && !std::isnan(e)) ++r.unwritten;
+      if (r.first_bad < 0) r.first_bad = i, r.expected = e, r.got = g;
+    }
+    if (std::isfinite(d) || !close) {
+      r.max_abs = std::max(r.max_abs, d);
+      r.max_rel = std::max(r.max_rel, d / std::max(std::fabs(e), 1e-12));
+    }
+  }
+  // An all-zero reference has no scale: allclose alone decides.
+  r.rel_norm = ref2 > 0 ? std::sqrt(diff2 / ref2) : 0;
+  r.ok = r.mismatches == 0 && (exact || r.rel_norm <= tol.rel_norm_bound);
+  return r;
+}
+
+}  // namespace evk

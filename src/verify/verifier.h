@@ -1,0 +1,78 @@
+// The multi-gate verifier (DESIGN.md section 5): static anti-hack, compile, correctness on
+// several seeds, dynamic anti-hack, latency. The first failing gate ends the verification and
+// names a category; its feedback is written for an LLM to act on.
+// Invariants: nothing a candidate does (crash, hang, fork, flood, bombs) escapes its evk-runner
+// process or outlives the call; verify() is safe to call from many threads at once.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/verdict.h"
+#include "tasks/oracle.h"
+#include "tasks/task.h"
+#include "verify/peaks.h"
+
+namespace evk {
+
+class Config;
+class Workspace;
+
+struct VerifyOptions {
+  std::string backend = "cpu";
+  int seeds = 3;
+  double atol = 1e-2, rtol = 1e-2, rel_norm_bound = 1e-2;  // a task's ATOL/RTOL win when set
+  int threads = 1;
+  double compile_timeout_s = 120, run_timeout_s = 60;
+  uint64_t address_space_mb = 8192;
+  double timing_budget_ms = 1000;
+  int timing_max_trials = 200;
+  bool use_cache = true;
+  // A median under too_fast_fraction x (bytes that must move / peak bandwidth) is impossible.
+  // The margin covers peaks measured on a busy machine and caches faster than measured.
+  double too_fast_fraction = 0.25;
+  // false only in sandbox tests: lets hostile source reach the runner (the symbol checks and
+  // the sandbox still apply).
+  bool static_source_gate = true;
+};
+
+// verify.* from the effective config.
+VerifyOptions verify_options(const Config& c);
+
+class Verifier {
+ public:
+  Verifier(Workspace& ws, OracleOptions oracle);
+
+  Verdict verify(const TaskInfo& task, const std::string& source, const VerifyOptions& opt);
+
+  // Measured once per workspace and thread count, then cached (database and memory).
+  MachinePeaks peaks();
+  MachinePeaks peaks(int threads);
+
+  const OracleOptions& oracle_options() const { return oracle_; }
+
+ private:
+  std::vector<Reference> references(const TaskInfo& task, int seeds);
+  std::string cache_key(const TaskInfo& task, const std::string& source,
+                        const VerifyOptions& opt) const;
+
+  Workspace& ws_;
+  OracleOptions oracle_;
+  std::mutex db_mu_;                                    // guards ws_.db()
+  std::mutex ref_mu_;                                   // guards ref_locks_
+  std::map<std::string, std::unique_ptr<std::mutex>> ref_locks_;  // one per (task, seed)
+  std::mutex peaks_mu_;
+  std::map<int, MachinePeaks> peaks_;
+};
+
+// A pool for `--jobs N`: verifies every (task, source) pair with N at once; results in input
+// order. An exception from one job becomes an `infra` verdict for that job.
+std::vector<Verdict> verify_all(Verifier& v,
+                                const std::vector<std::pair<const TaskInfo*, std::string>>& jobs,
+                                const VerifyOptions& opt, int jobs_n);
+
+}  // namespace evk

@@ -1,0 +1,24 @@
+"""Linear layer, then log-sum-exp over the features (one value per row), then ReLU."""
+import torch
+import torch.nn as nn
+
+BATCH = 128
+IN_FEATURES = 1024
+OUT_FEATURES = 512
+
+
+class Model(nn.Module):
+    def __init__(self, in_features, out_features):
+        super().__init__()
+        self.linear = nn.Linear(in_features, out_features)
+
+    def forward(self, x):
+        return torch.relu(torch.logsumexp(self.linear(x), dim=1, keepdim=True))
+
+
+def get_inputs():
+    return [torch.randn(BATCH, IN_FEATURES) * (0.5 + 2.0 * torch.rand(BATCH, 1))]
+
+
+def get_init_inputs():
+    return [IN_FEATURES, OUT_FEATURES]

@@ -1,0 +1,49 @@
+// Shared by the memory tests: a temporary workspace folder removed at the end of the test.
+#pragma once
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "core/workspace.h"
+#include "memory/memory.h"
+
+namespace evk::testing {
+
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "evk-memory-XXXXXX").string();
+    path = mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+inline std::filesystem::path test_knowledge() {
+  return std::filesystem::path(EVK_SOURCE_DIR) / "tests" / "data" / "knowledge";
+}
+
+// Parameters for tests: seeded from tests/data/knowledge, never from the product's knowledge.
+inline MemoryParams test_params() {
+  MemoryParams p;
+  p.auto_seed = false;
+  p.knowledge_root = test_knowledge();
+  return p;
+}
+
+inline Item trace_item(const std::string& task, const std::string& title, const std::string& code,
+                       bool feasible = false) {
+  Item it;
+  it.kind = ItemKind::Trace;
+  it.origin_task = task;
+  it.title = title;
+  it.body = "attempt on " + task;
+  it.code = code;
+  it.feasible = feasible;
+  it.tags = {task};
+  return it;
+}
+
+}  // namespace evk::testing
