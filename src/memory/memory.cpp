@@ -122,7 +122,7 @@ TermVector item_terms(const Item& it) {
 }
 
 std::string item_hash(const Item& it) {
-  std::string s = kind_name(it.kind) + (it.feasible ? "\0feasible" : "\0infeasible");
+  std::string s = kind_name(it.kind) + (it.feasible ? "|feasible" : "|infeasible");
   for (const auto* f : {&it.backend, &it.origin_task, &it.title, &it.body, &it.code})
     s += '\0' + *f;
   return sha256_hex(s);
@@ -218,6 +218,8 @@ std::optional<int64_t> Memory::merge_target(const Item& it, const std::string& h
   s.bind(1, hash);
   if (s.step()) return s.int64(0);
   if (frozen_) return std::nullopt;
+  // A feasible trace is a start point with its own latency: only identical code merges it.
+  if (it.kind == ItemKind::Trace && it.feasible) return std::nullopt;
   for (const auto& h : index_.group_top(terms, it.kind, it.backend, it.origin_task, 8)) {
     if (h.similarity < p_.dedup_threshold) break;
     auto other = find(h.id);

@@ -92,6 +92,7 @@ class Memory {
   // task, title, body, code), or a near-duplicate (same kind, backend, task, feasible flag and tags, TF-IDF
   // cosine >= dedup_threshold), is merged instead: its merge count goes up and its id is
   // returned. When frozen, returns the id of an identical item or 0 (nothing stored).
+  // Feasible traces merge only when identical: each is a start point with its own latency.
   int64_t add(const Item& item);
   Item get(int64_t id);  // UsageError when there is no such item
   std::optional<Item> find(int64_t id);

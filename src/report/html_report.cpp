@@ -52,6 +52,9 @@ th,td{padding:6px 10px;text-align:left;border-bottom:1px solid var(--line);verti
 th{background:#f1f5f9;font-weight:600;font-size:12.5px;color:#334155;white-space:nowrap}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.overall td{font-weight:650;background:#f8fafc}
+td.runcell{background:#fff;border-right:1px solid var(--line);white-space:nowrap;font-weight:400}
+td.nw{white-space:nowrap}
+.charts2{margin-top:14px}
 tr:last-child td{border-bottom:none}
 td .tag{display:inline-block;font-size:11px;padding:0 6px;border-radius:4px;margin-left:6px;
 background:#e0e7ff;color:#3730a3}
@@ -177,15 +180,21 @@ std::string run_card(const RunData& r) {
   return out + "</div></div>";
 }
 
-std::string summary_row(const RunInfo& info, const std::string& scope, const Metrics& m,
-                        bool overall) {
+std::string summary_row(const RunInfo& info, int rowspan, const std::string& scope,
+                        const Metrics& m, bool overall) {
   auto fp = [&](double p) { return fmt_pct(m.fast_p.count(p) ? m.fast_p.at(p) : 0); };
   return fmt::format(
-      "<tr{}><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+      "<tr{}>{}<td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
       "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
       "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
       "</tr>",
-      overall ? " class=\"overall\"" : "", run_name_html(info), html_escape(scope),
+      overall ? " class=\"overall\"" : "",
+      rowspan ? fmt::format("<td rowspan=\"{}\" class=\"runcell\"><strong>run {}</strong><br>"
+                            "<span class=\"muted\">{} · {}</span>{}</td>",
+                            rowspan, info.id, html_escape(info.method), html_escape(info.model),
+                            info.simulated ? "<br>" + sim_badge(info) : "")
+              : "",
+      html_escape(scope),
       fmt::format("{}/{}", m.solved, m.tasks), fmt_pct(m.compilation_rate), fmt_pct(m.acc),
       fmt_pct(m.acc_round1), fp(1), fp(1.5), fp(2), iqr(m.speedup_over_first),
       m.solved ? fmt_x(m.geomean_over_eager) : "-",
@@ -205,12 +214,15 @@ std::string summary(const std::vector<RunData>& runs) {
          "<th class=\"n\">Acc</th><th class=\"n\">Acc@1</th><th class=\"n\">fast<sub>1</sub></th>"
          "<th class=\"n\">fast<sub>1.5</sub></th><th class=\"n\">fast<sub>2</sub></th>"
          "<th class=\"n\">× first draft (IQR)</th><th class=\"n\">geomean × eager</th>"
-         "<th class=\"n\">attempts to 1st feasible</th></tr></thead><tbody>";
+         "<th class=\"n\">attempts to 1st</th></tr></thead><tbody>";
   for (const auto& r : runs) {
+    int rows = 1 + (r.by_level.size() > 1 ? static_cast<int>(r.by_level.size()) : 0);
     if (r.by_level.size() > 1)
-      for (const auto& [level, m] : r.by_level)
-        out += summary_row(r.info, fmt::format("level {}", level), m, false);
-    out += summary_row(r.info, "overall", r.overall, true);
+      for (const auto& [level, m] : r.by_level) {
+        out += summary_row(r.info, rows, fmt::format("level {}", level), m, false);
+        rows = 0;
+      }
+    out += summary_row(r.info, rows, "overall", r.overall, true);
   }
   return out + "</tbody></table></div></section>";
 }
@@ -352,7 +364,9 @@ std::string failures(const std::vector<RunData>& runs) {
 
 // ---- memory ----
 
-std::string memory_stage(const RunData& r, const StageMemoryView& sv, const ReportOptions& opt) {
+// One stage's table (returned) and its trajectory chart (appended to `chart`, when Q was learned).
+std::string memory_stage(const RunData& r, const StageMemoryView& sv, const ReportOptions& opt,
+                         std::string& chart) {
   const MemoryView& mv = r.memory;
   std::string title = sv.stage == "draft" ? "Drafting (Q1: helped produce a correct kernel)"
                                           : "Refining (Q2: helped make kernels faster)";
@@ -391,13 +405,13 @@ std::string memory_stage(const RunData& r, const StageMemoryView& sv, const Repo
         it.updates, it.updates ? fmt::format("{:+.2f}", it.mean_reward) : "-",
         ys.size() >= 2 ? svg::sparkline(ys, 120, 24, charted ? svg::color(i) : "#94a3b8") : "");
   }
-  out += "<div class=\"grid2\"><div class=\"tablebox\"><table><thead><tr><th class=\"n\">#</th>"
+  out += "<div class=\"tablebox\"><table class=\"memory\"><thead><tr><th class=\"n\">#</th>"
          "<th>Item</th><th class=\"n\">Q</th><th class=\"n\">visits</th><th class=\"n\">in "
          "context (this run)</th><th class=\"n\">mean reward</th><th>Q over the run</th></tr>"
          "</thead><tbody>" +
          rows + "</tbody></table></div>";
-  if (mv.learned) out += "<div class=\"panel\">" + svg::line_chart(c) + "</div>";
-  return out + "</div>";
+  if (mv.learned && !c.series.empty()) chart = "<div class=\"panel\">" + svg::line_chart(c) + "</div>";
+  return out;
 }
 
 std::string memory(const std::vector<RunData>& runs, const ReportOptions& opt) {
@@ -417,8 +431,14 @@ std::string memory(const std::vector<RunData>& runs, const ReportOptions& opt) {
     out += fmt::format("<div class=\"meta\">{} item(s){} · α = {}{}</div>", total,
                        kinds.empty() ? "" : " (" + kinds + ")", mv.alpha,
                        mv.note.empty() ? "" : " · " + html_escape(mv.note));
+    std::string charts;
     if (mv.present)
-      for (const auto& sv : mv.stages) out += memory_stage(r, sv, opt);
+      for (const auto& sv : mv.stages) {
+        std::string chart;
+        out += memory_stage(r, sv, opt, chart);
+        charts += chart;
+      }
+    if (!charts.empty()) out += "<div class=\"grid2 charts2\">" + charts + "</div>";
     out += "</div>";
   }
   return out + "</section>";
@@ -452,7 +472,8 @@ std::string task_rows(const RunData& r, const TaskResult& t) {
                                 : "<span class=\"bad\">unsolved</span>";
   std::string best_cell = best ? fmt::format("{} #{}", html_escape(best->stage), best->idx) : "-";
   std::string out = fmt::format(
-      "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>"
+      "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"nw\">{}</td><td class=\"n\">{}</td>"
+      "<td class=\"nw\">{}</td>"
       "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
       "<td class=\"n\">{}</td><td class=\"muted\">{}</td></tr>",
       name, t.level, status, t.attempts, best_cell, t.solved ? fmt_ms(t.best_ms) : "-",
@@ -497,7 +518,9 @@ std::string footer(const std::vector<RunData>& runs) {
     for (const auto& t : r.tasks) any_fitted |= t.fitted;
   }
   std::string out = "<footer><ul>";
-  if (any_sim) out += "<li><strong>SIMULATED</strong> runs: " + html_escape(kSimulatedNote) + ".</li>";
+  if (any_sim)
+    out += "<li><strong>SIMULATED</strong> runs used model <code>sim</code>: the offline coder "
+           "of DESIGN.md section 10, a stochastic program generator, not an LLM.</li>";
   if (any_fitted)
     out += "<li>Tasks tagged <em>fitted</em> ran with input shapes scaled down to fit "
            "--max-elements; their latencies are not those of the original sizes.</li>";

@@ -211,7 +211,7 @@ std::string bar_chart(const BarChart& c) {
   for (const auto& [name, vals] : c.series)
     for (double v : vals) top_v = std::max(top_v, v);
   bool empty = top_v <= 0;
-  if (empty) top_v = c.y_percent ? 1 : 1;
+  if (empty) top_v = 1;
   if (c.y_percent) top_v = std::max(top_v, 0.1);
   auto yt = nice_ticks(0, top_v, c.integer_y ? std::min(5, static_cast<int>(top_v)) : 5);
   if (c.integer_y) {

@@ -166,7 +166,7 @@ TEST_F(AgentE2E, DraftsThenRefinesAndLearns) {
   EXPECT_DOUBLE_EQ(m.acc, 1.0);
   EXPECT_DOUBLE_EQ(m.compilation_rate, 7.0 / 9.0);  // 9 replies with code, 2 did not compile
   EXPECT_DOUBLE_EQ(m.acc_round1, 0.0);
-  EXPECT_EQ(m.acc_curve, (std::vector<double>{0, 0, 0.5, 1, 1}));
+  EXPECT_EQ(m.acc_curve, (std::vector<double>{0, 0.5, 0.5, 1, 1}));  // solved at 4 and 2
   EXPECT_DOUBLE_EQ(m.attempts_to_first.median, 3.0);  // 4 and 2
   EXPECT_GT(m.speedup_over_first.median, 1.5);
   EXPECT_EQ(m.failures.at("compile"), 2);

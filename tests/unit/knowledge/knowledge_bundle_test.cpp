@@ -42,7 +42,9 @@ TEST(KnowledgeBundle, FrontMatterNamesKindTitleTags) {
     EXPECT_FALSE(it.title.empty());
     EXPECT_GE(it.tags.size(), 2u) << "tags should name the operators and the techniques";
     for (const auto& t : it.tags) EXPECT_EQ(t.find(' '), std::string::npos) << "tag '" << t << "'";
-    if (!it.task.empty()) EXPECT_NO_THROW(split_task(it.task));
+    if (!it.task.empty()) {
+      EXPECT_NO_THROW(split_task(it.task));
+    }
     bool guide = std::count(it.tags.begin(), it.tags.end(), "guide") > 0;
     guides += guide;
     if (it.kind == "api" && !guide) ++api;

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
 #include "fake_openai.h"
@@ -298,8 +299,45 @@ TEST_F(FakeServerTest, DnsFailureIsNotRetried) {
   }
 }
 
+// A TCP listener that answers every connection at once with plain HTTP, whatever it is sent:
+// what an https:// URL pointing at an http:// server meets, without depending on how the
+// HTTP server parses a TLS ClientHello.
+class PlainHttpListener {
+ public:
+  PlainHttpListener() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || listen(fd_, 8) != 0 ||
+        getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+      throw std::runtime_error("cannot listen on loopback");
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      for (int c; (c = accept(fd_, nullptr, nullptr)) >= 0; close(c)) {
+        const char reply[] = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
+        if (write(c, reply, sizeof reply - 1) < 0) continue;
+      }
+    });
+  }
+  ~PlainHttpListener() {
+    shutdown(fd_, SHUT_RDWR);  // wakes accept()
+    thread_.join();
+    close(fd_);
+  }
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1, port_ = 0;
+  std::thread thread_;
+};
+
 TEST_F(FakeServerTest, TlsAgainstAPlainHttpServerIsDiagnosed) {
-  cfg_.set("llm.base_url", "https://127.0.0.1:" + std::to_string(server_.port()) + "/v1", "test");
+  PlainHttpListener plain;
+  cfg_.set("llm.base_url", "https://127.0.0.1:" + std::to_string(plain.port()) + "/v1", "test");
+  cfg_.set("llm.timeout_s", "10", "test");
+  cfg_.set("llm.connect_timeout_s", "10", "test");
   auto p = make();
   ProviderError e = fails(*p);
   EXPECT_EQ(e.kind, "tls") << e.what();

@@ -67,8 +67,8 @@ TEST(HtmlReport, LabelsTheSimulatedRunEverywhereAndOnlyIt) {
   EXPECT_NE(h.find("<title>EvoKernel report — run 1 (SIMULATED)</title>"), std::string::npos);
   EXPECT_NE(h.find("id=\"simulated-1\""), std::string::npos);
   EXPECT_EQ(h.find("id=\"simulated-2\""), std::string::npos);
-  // Header chip, summary card, summary rows, memory card, tasks heading: the badge each time.
-  EXPECT_GE(count(h, "<span class=\"sim\""), 7u);
+  // Header chip, summary card, summary table, failures table, memory card, tasks heading.
+  EXPECT_EQ(count(h, "<span class=\"sim\""), 6u);
   // Chart legends name it in plain text.
   EXPECT_NE(h.find("run 1 evokernel (sim) SIMULATED"), std::string::npos);
   EXPECT_EQ(h.find("run 2 evokernel (openai:gpt-test) SIMULATED"), std::string::npos);

@@ -122,11 +122,13 @@ class Corpus : public ::testing::Test {
     EXPECT_EQ(v.category, expect == "feasible" ? "ok" : expect)
         << name << ": " << v.category << " — " << v.feedback;
     EXPECT_EQ(v.feasible, expect == "feasible") << name;
-    if (c.header.count("gate"))
+    if (c.header.count("gate")) {
       EXPECT_EQ(gate_name(v.gate), c.header.at("gate")) << name << ": " << v.feedback;
-    if (c.header.count("feedback"))
+    }
+    if (c.header.count("feedback")) {
       EXPECT_NE(v.feedback.find(c.header.at("feedback")), std::string::npos)
           << name << ": feedback lacks '" << c.header.at("feedback") << "': " << v.feedback;
+    }
     // Each stage ends within its own limit plus one second.
     VerifyOptions o = options_for(c);
     EXPECT_LE(v.metrics.value("compile_s", 0.0), o.compile_timeout_s + 1) << name;

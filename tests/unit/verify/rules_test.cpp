@@ -9,7 +9,7 @@
 namespace evk {
 namespace {
 
-const char* kClean = R"(#include "evokernel/kernel_abi.h"
+const char* kClean = R"SRC(#include "evokernel/kernel_abi.h"
 #include <cmath>
 #include <omp.h>
 // fopen in a comment is fine; so is "socket" in a string
@@ -23,7 +23,7 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
   }
   return at * 0 + (s[0] == 'f' ? 0 : 0);
 }
-)";
+)SRC";
 
 TEST(SourceRules, CleanKernelPasses) { EXPECT_EQ(check_cpu_source(kClean), std::nullopt); }
 
