@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <limits>
 #include <memory>
+#include <new>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -203,17 +204,19 @@ class Harness {
     check_late_writes(outs, out_snap, "returned");
 
     if (seeds.size() >= 2) {
-      // Same pointers, new values: a cache keyed on addresses replays seed 0's outputs.
-      for (size_t i = 0; i < ins[0].size(); ++i)
-        std::memcpy(ins[0][i]->bytes.data(), seeds[1].inputs[i].data.data(), ins[0][i]->bytes.size());
-      for (auto& o : outs[0]) poison(*o);
-      if (!call("reuse", ins[0], outs[0])) return result();
-      if (auto m = first_difference(ins[0], pristine_bytes(seeds[1]), job_.abi); !m.empty() && mutated_.empty())
+      // The last call's pointers, seed 0's values: a cache keyed on addresses replays the last
+      // seed's outputs (or leaves the poison).
+      size_t last = seeds.size() - 1;
+      for (size_t i = 0; i < ins[last].size(); ++i)
+        std::memcpy(ins[last][i]->bytes.data(), seeds[0].inputs[i].data.data(), ins[last][i]->bytes.size());
+      for (auto& o : outs[last]) poison(*o);
+      if (!call("reuse", ins[last], outs[last])) return result();
+      if (auto m = first_difference(ins[last], pristine_bytes(seeds[0]), job_.abi); !m.empty() && mutated_.empty())
         mutated_ = m + " during the reuse call";
-      write_record("reuse", outs[0]);
+      write_record("reuse", outs[last]);
       if (!mixed_probe(seeds, out_snap[0])) return result();
-      for (size_t i = 0; i < ins[0].size(); ++i)
-        std::memcpy(ins[0][i]->bytes.data(), seeds[0].inputs[i].data.data(), ins[0][i]->bytes.size());
+      for (size_t i = 0; i < ins[last].size(); ++i)
+        std::memcpy(ins[last][i]->bytes.data(), seeds[last].inputs[i].data.data(), ins[last][i]->bytes.size());
     }
     if (job_.timing) {
       if (!time_calls(ins, outs)) return result();
@@ -231,7 +234,20 @@ class Harness {
     rep_.emit({{"event", "call"}, {"phase", phase}});
     auto vi = views(in);
     auto vo = views(out);
-    int rc = fn_(vi.data(), static_cast<int32_t>(vi.size()), vo.data(), static_cast<int32_t>(vo.size()));
+    int rc = 0;
+    try {
+      rc = fn_(vi.data(), static_cast<int32_t>(vi.size()), vo.data(), static_cast<int32_t>(vo.size()));
+    } catch (const std::bad_alloc&) {
+      exception_ = "std::bad_alloc (out of memory)";
+    } catch (const std::exception& e) {
+      exception_ = e.what();
+    } catch (...) {
+      exception_ = "an exception that is not a std::exception";
+    }
+    if (!exception_.empty()) {
+      failed_phase_ = phase;
+      return false;
+    }
     if (rc != 0) {
       failed_rc_ = rc;
       failed_phase_ = phase;
@@ -347,7 +363,7 @@ class Harness {
     json e = {{"event", "result"},   {"records", records_},         {"input_mutated", mutated_},
               {"late_write", late_}, {"failed_rc", failed_rc_},     {"failed_phase", failed_phase_},
               {"median_ms", median_}, {"iqr_ms", iqr_},             {"min_ms", min_},
-              {"trials", trials_}};
+              {"trials", trials_},   {"exception", exception_}};
     e["mixed_unchanged"] = mixed_unchanged_ < 0 ? json(nullptr) : json(mixed_unchanged_ == 1);
     rep_.emit(e);
     return 0;
@@ -359,7 +375,7 @@ class Harness {
   evk_forward_fn fn_ = nullptr;
   int out_fd_ = -1;
   std::vector<std::string> out_names_, records_;
-  std::string mutated_, late_, failed_phase_;
+  std::string mutated_, late_, failed_phase_, exception_;
   int failed_rc_ = 0;
   int mixed_unchanged_ = -1;
   double median_ = 0, iqr_ = 0, min_ = 0;

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/paths.h"
 #include "report/metrics.h"
+#include "report/progress.h"
 #include "tasks/suite.h"
 
 namespace evk::cli {
@@ -70,46 +71,36 @@ std::vector<const TaskInfo*> select_tasks(const std::vector<Suite>& suites,
   return out;
 }
 
-// Prints one line per attempt (plain, for logs and pipes) or JSON Lines events.
-AgentListener progress_printer(const RunArgs& a, int budget) {
-  struct State {
-    std::mutex mu;
-    int attempts = 0, compiled = 0, with_code = 0;
-    std::set<std::string> solved;
-  };
-  auto st = std::make_shared<State>();
-  return [st, a, budget](const AgentEvent& e) {
-    std::lock_guard lk(st->mu);
-    if (!e.attempt) {
-      if (a.json_events) std::cout << json{{"event", e.kind}, {"task", e.task}}.dump() << "\n";
-      return;
-    }
-    const Attempt& at = *e.attempt;
-    ++st->attempts;
-    if (!at.code.empty()) ++st->with_code;
-    if (at.verdict.compiled) ++st->compiled;
-    if (at.verdict.feasible) st->solved.insert(at.task);
-    if (a.json_events) {
-      std::cout << json{{"event", "attempt"}, {"task", at.task}, {"idx", at.idx},
-                        {"stage", at.stage}, {"category", at.verdict.category},
-                        {"feasible", at.verdict.feasible}, {"latency_ms", at.verdict.latency_ms},
-                        {"reward", at.reward}, {"solved", st->solved.size()},
-                        {"attempts", st->attempts}}
-                       .dump()
-                << std::endl;
-      return;
-    }
-    if (a.quiet) return;
-    std::string what = at.verdict.feasible
-                           ? fmt::format("ok {:.4f} ms ({:.2f}x eager)", at.verdict.latency_ms,
-                                         at.verdict.eager_ms / at.verdict.latency_ms)
-                           : at.verdict.category;
-    std::cout << fmt::format("[{}/{}] {:<28} {:>2}/{} {:<6} {:<34} | solved {} CR {:.0f}%\n",
-                             e.task_index, e.task_count, at.task, at.idx, budget, at.stage, what,
-                             st->solved.size(),
-                             st->with_code ? 100.0 * st->compiled / st->with_code : 0.0)
-              << std::flush;
-  };
+// Progress: a live status line on a TTY, plain lines otherwise, JSON Lines events with --json,
+// nothing with --quiet.
+AgentListener progress_listener(const RunArgs& a, int budget,
+                                std::shared_ptr<ProgressPrinter>& printer) {
+  if (a.json_events) {
+    auto mu = std::make_shared<std::mutex>();
+    return [mu](const AgentEvent& e) {
+      std::lock_guard lk(*mu);
+      json j = {{"event", e.kind}, {"task", e.task}, {"task_index", e.task_index},
+                {"task_count", e.task_count}};
+      if (const Attempt* at = e.attempt) {
+        j["idx"] = at->idx;
+        j["stage"] = at->stage;
+        j["category"] = at->verdict.category;
+        j["feasible"] = at->verdict.feasible;
+        j["latency_ms"] = at->verdict.latency_ms;
+        j["eager_ms"] = at->verdict.eager_ms;
+        j["reward"] = at->reward;
+        j["tokens"] = at->prompt_tokens + at->completion_tokens;
+        j["cost_usd"] = at->cost_usd;
+      }
+      std::cout << j.dump() << std::endl;
+    };
+  }
+  if (a.quiet) return {};
+  ProgressOptions po;
+  po.live = ::isatty(1) != 0;
+  po.budget = budget;
+  printer = std::make_shared<ProgressPrinter>(po);
+  return [p = printer](const AgentEvent& e) { (*p)(e); };
 }
 
 }  // namespace
@@ -271,15 +262,17 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
       if (k != "llm.api_key") config[k] = v.value;
     s.info.options = {{"prompt_dir", s.prompt_dir}, {"curriculum", s.curriculum},
                       {"freeze_memory", s.freeze_memory}, {"config", config},
-                      {"memory_from", s.memory_from}, {"exclude_tasks", s.exclude_tasks}};
+                      {"memory_from", s.memory_from}, {"exclude_tasks", s.exclude_tasks},
+                      {"learn_q", opt.method.learn_q && !s.freeze_memory}};
     s.info.id = store.create(s.info);
   } else {
     store.set_status(s.info.id, "running");
   }
   Workspace run_ws(store.run_dir(s.info.id));
   Verifier verifier(ctx.workspace(), opt.oracle);
+  std::shared_ptr<ProgressPrinter> printer;
   Agent agent(ctx.workspace(), run_ws, *llm, verifier, *backend, opt,
-              progress_printer(a, s.info.budget));
+              progress_listener(a, s.info.budget, printer));
   if (!s.memory_from.empty() && agent.log().count() == 0) {
     auto excluded = split_csv(s.exclude_tasks);
     size_t n = agent.memory().import_jsonl(s.memory_from, {excluded.begin(), excluded.end()});
@@ -291,12 +284,15 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
                              s.info.simulated ? " (simulated)" : "", s.info.budget);
   try {
     agent.run(tasks);
+    if (printer) printer->finish();
   } catch (const BudgetExceeded& e) {
+    if (printer) printer->finish();
     store.set_status(s.info.id, "stopped");
     std::cerr << "evokernel: run " << s.info.id << " stopped: " << e.what()
               << " (raise the budget and continue with --resume " << s.info.id << ")\n";
     return s.info.id;
   } catch (...) {
+    if (printer) printer->finish();
     store.set_status(s.info.id, "interrupted");
     throw;
   }

@@ -132,10 +132,19 @@ void DocFreq::remove(const TermVector& v) {
   if (docs_ > 0) --docs_;
 }
 
+float DocFreq::log1p_count(size_t n) const {
+  if (n >= log1p_.size()) {
+    size_t from = log1p_.size();
+    log1p_.resize(std::max(n + 1, 2 * from + 1024));
+    for (size_t i = from; i < log1p_.size(); ++i) log1p_[i] = static_cast<float>(std::log1p(double(i)));
+  }
+  return log1p_[n];
+}
+
 float DocFreq::idf(uint32_t term) const {
   auto it = df_.find(term);
-  double df = it == df_.end() ? 0.0 : it->second;
-  return static_cast<float>(std::log((1.0 + static_cast<double>(docs_)) / (1.0 + df)) + 1.0);
+  size_t df = it == df_.end() ? 0 : it->second;
+  return log1p_count(docs_) - log1p_count(df) + 1.0f;
 }
 
 double tfidf_norm(const TermVector& v, const DocFreq& df) {

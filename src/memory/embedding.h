@@ -49,8 +49,11 @@ class DocFreq {
   size_t docs() const { return docs_; }
 
  private:
+  float log1p_count(size_t n) const;  // ln(1 + n), tabulated: idf is on every hot path
+
   std::unordered_map<uint32_t, uint32_t> df_;
   size_t docs_ = 0;
+  mutable std::vector<float> log1p_;  // log1p_[n] = ln(1 + n)
 };
 
 // L2 norm of the TF-IDF vector under the current document frequencies.

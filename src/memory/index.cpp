@@ -35,34 +35,67 @@ void SimilarityIndex::add(int64_t id, ItemKind kind, const std::string& backend,
 void SimilarityIndex::clear() { *this = SimilarityIndex(); }
 
 void SimilarityIndex::refresh_norms() {
-  size_t from = normed_;
-  if (rows_.size() * 10 > normed_at_docs_ * 11 + 160) {  // idf drifted: recompute all
-    from = 0;
-    normed_at_docs_ = rows_.size();
-  }
   norms_.resize(rows_.size());
-  for (size_t i = from; i < rows_.size(); ++i)
-    norms_[i] = static_cast<float>(tfidf_norm(rows_[i].terms, df_));
+  if (rows_.size() * 10 > normed_at_docs_ * 11 + 160) {
+    // The idf has drifted: recompute every norm, term by term over the postings so that each
+    // idf is computed once.
+    std::vector<double> sq(rows_.size(), 0.0);
+    for (const auto& [term, list] : postings_) {
+      double idf = df_.idf(term);
+      for (const auto& p : list) sq[p.row] += double(p.tf) * p.tf * idf * idf;
+    }
+    for (size_t i = 0; i < rows_.size(); ++i) norms_[i] = static_cast<float>(std::sqrt(sq[i]));
+    normed_at_docs_ = rows_.size();
+  } else {
+    for (size_t i = normed_; i < rows_.size(); ++i)
+      norms_[i] = static_cast<float>(tfidf_norm(rows_[i].terms, df_));
+  }
   normed_ = rows_.size();
 }
 
-SimilarityIndex::RowPred SimilarityIndex::filter_pred(const Filter& f) const {
+SimilarityIndex::RowFilter SimilarityIndex::resolve(const Filter& f) const {
+  RowFilter rf;
   auto b = names_.find(f.backend);
-  if (b == names_.end()) return [](const Row&) { return false; };
+  if (b == names_.end()) {
+    rf.none = true;
+    return rf;
+  }
+  rf.backend = b->second;
   auto ex = f.exclude_task.empty() ? names_.end() : names_.find(f.exclude_task);
-  uint32_t backend = b->second, exclude = ex == names_.end() ? UINT32_MAX : ex->second;
-  return [backend, exclude, kinds = f.kinds](const Row& r) {
-    if (r.backend != backend || r.task == exclude) return false;
-    return kinds.empty() || std::find(kinds.begin(), kinds.end(), r.kind) != kinds.end();
-  };
+  if (ex != names_.end()) rf.exclude = ex->second;
+  if (f.kinds.empty()) rf.kinds = ~0u;
+  for (ItemKind k : f.kinds) rf.kinds |= 1u << unsigned(k);
+  return rf;
 }
 
 std::vector<SimilarityIndex::Hit> SimilarityIndex::exact(const TermVector& q,
                                                          const std::vector<uint32_t>& rows,
                                                          size_t k) const {
+  // The query's TF-IDF weights and norm once; per row a merge join and the row's norm under
+  // the current idf (what tfidf_cosine computes, without redoing the query side).
+  std::vector<float> qw(q.size());
+  double qn = 0;
+  for (size_t i = 0; i < q.size(); ++i) {
+    qw[i] = q[i].tf * df_.idf(q[i].term);
+    qn += double(qw[i]) * qw[i];
+  }
+  qn = std::sqrt(qn);
   std::vector<Hit> hits;
   hits.reserve(rows.size());
-  for (uint32_t r : rows) hits.push_back({rows_[r].id, tfidf_cosine(q, rows_[r].terms, df_)});
+  for (uint32_t r : rows) {
+    const TermVector& d = rows_[r].terms;
+    double dot = 0, dn = 0;
+    size_t i = 0;
+    for (const auto& t : d) {
+      float idf = df_.idf(t.term);
+      double w = double(t.tf) * idf;
+      dn += w * w;
+      while (i < q.size() && q[i].term < t.term) ++i;
+      if (i < q.size() && q[i].term == t.term) dot += w * qw[i];
+    }
+    double sim = dot > 0 && qn > 0 ? dot / (qn * std::sqrt(dn)) : 0.0;
+    hits.push_back({rows_[r].id, sim});
+  }
   size_t n = std::min(k, hits.size());
   std::partial_sort(hits.begin(), hits.begin() + static_cast<long>(n), hits.end(), better);
   hits.resize(n);
@@ -70,7 +103,7 @@ std::vector<SimilarityIndex::Hit> SimilarityIndex::exact(const TermVector& q,
 }
 
 std::vector<SimilarityIndex::Hit> SimilarityIndex::search(const TermVector& q,
-                                                          const RowPred& pass, size_t k) {
+                                                          const RowFilter& pass, size_t k) {
   if (k == 0) return {};
   size_t shortlist = std::max(4 * k, k + 64);
   refresh_norms();
@@ -99,23 +132,24 @@ std::vector<SimilarityIndex::Hit> SimilarityIndex::search(const TermVector& q,
   size_t common = rows_.size() > 2000 ? rows_.size() / 2 : SIZE_MAX;
   size_t done = 0;
   for (; done < terms.size() && terms[done].postings->size() <= common; ++done) accumulate(terms[done]);
-  std::vector<uint32_t> cand;
+  std::vector<std::pair<float, uint32_t>> scored;  // approximate cosine (cached norm), row
   auto collect = [&] {
-    cand.clear();
+    scored.clear();
     for (uint32_t r : touched)
-      if (pass(rows_[r])) cand.push_back(r);
+      if (pass(rows_[r])) scored.push_back({norms_[r] > 0 ? acc_[r] / norms_[r] : 0.0f, r});
   };
   collect();
-  if (cand.size() < shortlist && done < terms.size()) {  // too few: take the common terms too
+  if (scored.size() < shortlist && done < terms.size()) {  // too few: take the common terms too
     for (; done < terms.size(); ++done) accumulate(terms[done]);
     collect();
   }
-  if (cand.size() > shortlist) {
-    auto score = [&](uint32_t r) { return norms_[r] > 0 ? acc_[r] / norms_[r] : 0.0f; };
-    std::nth_element(cand.begin(), cand.begin() + static_cast<long>(shortlist), cand.end(),
-                     [&](uint32_t a, uint32_t b) { return score(a) > score(b); });
-    cand.resize(shortlist);
+  if (scored.size() > shortlist) {
+    std::nth_element(scored.begin(), scored.begin() + static_cast<long>(shortlist), scored.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    scored.resize(shortlist);
   }
+  std::vector<uint32_t> cand;
+  for (const auto& [score, r] : scored) cand.push_back(r);
   std::vector<Hit> hits = exact(q, cand, k);
   if (hits.size() < k) {  // pad with rows sharing nothing with the query, by id
     for (size_t r = 0; r < rows_.size() && hits.size() < k; ++r)
@@ -126,13 +160,13 @@ std::vector<SimilarityIndex::Hit> SimilarityIndex::search(const TermVector& q,
 
 std::vector<SimilarityIndex::Hit> SimilarityIndex::top(const TermVector& q, const Filter& f,
                                                        size_t k) {
-  return search(q, filter_pred(f), k);
+  return search(q, resolve(f), k);
 }
 
 std::vector<SimilarityIndex::Hit> SimilarityIndex::brute_force_top(const TermVector& q,
                                                                    const Filter& f,
                                                                    size_t k) const {
-  auto pass = filter_pred(f);
+  RowFilter pass = resolve(f);
   std::vector<uint32_t> all;
   for (size_t i = 0; i < rows_.size(); ++i)
     if (pass(rows_[i])) all.push_back(static_cast<uint32_t>(i));
@@ -147,8 +181,11 @@ std::vector<SimilarityIndex::Hit> SimilarityIndex::group_top(const TermVector& q
   auto g = groups_.find(group_key(kind, b->second, t->second));
   if (g == groups_.end()) return {};
   if (g->second.size() <= 256) return exact(q, g->second, k);
-  uint32_t bi = b->second, ti = t->second;
-  return search(q, [=](const Row& r) { return r.kind == kind && r.backend == bi && r.task == ti; }, k);
+  RowFilter rf;
+  rf.backend = b->second;
+  rf.only_task = t->second;
+  rf.kinds = 1u << unsigned(kind);
+  return search(q, rf, k);
 }
 
 }  // namespace evk

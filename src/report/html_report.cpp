@@ -52,7 +52,9 @@ th,td{padding:6px 10px;text-align:left;border-bottom:1px solid var(--line);verti
 th{background:#f1f5f9;font-weight:600;font-size:12.5px;color:#334155;white-space:nowrap}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.overall td{font-weight:650;background:#f8fafc}
-td.runcell{background:#fff;border-right:1px solid var(--line);white-space:nowrap;font-weight:400}
+td.runcell{background:#fff;border-right:1px solid var(--line);font-weight:400;max-width:190px;
+overflow-wrap:anywhere}
+table.summary th,table.summary td{padding:6px 8px}
 td.nw{white-space:nowrap}
 .charts2{margin-top:14px}
 tr:last-child td{border-bottom:none}
@@ -190,7 +192,7 @@ std::string summary_row(const RunInfo& info, int rowspan, const std::string& sco
       "</tr>",
       overall ? " class=\"overall\"" : "",
       rowspan ? fmt::format("<td rowspan=\"{}\" class=\"runcell\"><strong>run {}</strong><br>"
-                            "<span class=\"muted\">{} · {}</span>{}</td>",
+                            "<span class=\"muted\">{}<br>{}</span>{}</td>",
                             rowspan, info.id, html_escape(info.method), html_escape(info.model),
                             info.simulated ? "<br>" + sim_badge(info) : "")
               : "",

@@ -68,6 +68,7 @@ RunnerReport parse_runner_output(const std::string& out) {
       r.finished = true;
       r.failed_rc = e.value("failed_rc", 0);
       r.failed_phase = e.value("failed_phase", "");
+      r.exception = e.value("exception", "");
       r.records = e.value("records", std::vector<std::string>{});
       r.input_mutated = e.value("input_mutated", "");
       r.late_write = e.value("late_write", "");

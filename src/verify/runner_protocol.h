@@ -4,8 +4,8 @@
 // made by the verifier, outside the candidate's address space.
 //
 // Records in the outputs file, in this order, each the concatenation of every output's bytes
-// (ABI output order): "seed<k>" for k in 0..seeds-1, then "reuse" (seed 1's inputs written into
-// seed 0's buffers, same pointers) when seeds >= 2, then "post<k>" (each seed's outputs after
+// (ABI output order): "seed<k>" for k in 0..seeds-1, then "reuse" (seed 0's inputs written into
+// the last seed's buffers: the previous call's pointers, new values) when seeds >= 2, then "post<k>" (each seed's outputs after
 // the timed calls) when timing ran. The result event lists the records actually written.
 #pragma once
 #include <nlohmann/json.hpp>
@@ -50,6 +50,7 @@ struct RunnerReport {
   std::string forbidden_syscall;        // the sandbox stopped the process at this call
   std::string last_phase;               // the last call started: "seed 1", "timing", ...
   int failed_rc = 0;                    // nonzero return of evk_forward
+  std::string exception;                // what evk_forward threw, empty when nothing
   std::string failed_phase;
   std::vector<std::string> records;
   std::string input_mutated;            // "in.0 at index 12 during seed 0", empty when not

@@ -311,6 +311,15 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
                          p.describe(), where, stderr_tail));
       return finish();
     }
+    if (!rep.exception.empty()) {
+      Gate g = rep.failed_phase == "timing" || rep.failed_phase == "warm-up" ? Gate::Latency : Gate::Correctness;
+      pass_until(g);
+      bool oom = rep.exception.find("bad_alloc") != std::string::npos;
+      j.fail(g, "runtime_crash",
+             fmt::format("evk_forward threw {} (during {}){}", rep.exception, rep.failed_phase,
+                         oom ? fmt::format(": the process may use at most {} MiB", opt.address_space_mb) : ""));
+      return finish();
+    }
     if (rep.failed_rc != 0) {
       Gate g = rep.failed_phase == "timing" || rep.failed_phase == "warm-up" ? Gate::Latency : Gate::Correctness;
       pass_until(g);
@@ -362,8 +371,8 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
     if (refs.size() >= 2) {
       auto reuse = read_record(outs_file, job, rep.records, "reuse");
       json ignore = json::object();
-      if (auto bad = check_call(job, seed_refs[1], reuse, tol, ignore)) {
-        bool replay = same_bytes(reuse, got[0]);
+      if (auto bad = check_call(job, seed_refs[0], reuse, tol, ignore)) {
+        bool replay = same_bytes(reuse, got.back());
         return hack(replay ? "called again on the same buffers holding new values, the kernel "
                              "returned the previous call's outputs: results are cached across "
                              "calls (keyed on pointers?)"
@@ -405,7 +414,7 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
     double sec = rep.median_ms * 1e-3;
     v.gbps = sec > 0 ? static_cast<double>(r0.bytes) / sec / 1e9 : 0;
     v.gflops = sec > 0 ? static_cast<double>(r0.flops) / sec / 1e9 : 0;
-    double attainable_ms = std::max(pk.gbps > 0 ? r0.bytes / (pk.gbps * 1e6) : 0,
+    double attainable_ms = std::max(bw > 0 ? r0.bytes / (bw * 1e6) : 0,
                                     pk.gflops > 0 ? r0.flops / (pk.gflops * 1e6) : 0);
     v.roofline_fraction = rep.median_ms > 0 ? attainable_ms / rep.median_ms : 0;
     v.metrics["min_ms"] = rep.min_ms;

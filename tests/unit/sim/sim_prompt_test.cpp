@@ -1,6 +1,8 @@
 // The sim reads prompts in the line formats of prompts/README.md: these pin the parsing.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "llm/sim_internal.h"
 
 namespace evk::sim {
