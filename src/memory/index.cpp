@@ -122,12 +122,11 @@ std::vector<SimilarityIndex::Hit> SimilarityIndex::search(const TermVector& q,
   std::sort(terms.begin(), terms.end(),
             [](const QTerm& a, const QTerm& b) { return a.postings->size() < b.postings->size(); });
   acc_.assign(rows_.size(), 0.0f);
-  std::vector<uint32_t> touched;
+  // The inner loop is only scattered adds; rows touched are found by one scan afterwards.
   auto accumulate = [&](const QTerm& t) {
-    for (const auto& p : *t.postings) {
-      if (acc_[p.row] == 0.0f) touched.push_back(p.row);
-      acc_[p.row] += t.weight * p.tf;
-    }
+    float* acc = acc_.data();
+    const float w = t.weight;
+    for (const auto& p : *t.postings) acc[p.row] += w * p.tf;
   };
   size_t common = rows_.size() > 2000 ? rows_.size() / 2 : SIZE_MAX;
   size_t done = 0;
@@ -135,8 +134,9 @@ std::vector<SimilarityIndex::Hit> SimilarityIndex::search(const TermVector& q,
   std::vector<std::pair<float, uint32_t>> scored;  // approximate cosine (cached norm), row
   auto collect = [&] {
     scored.clear();
-    for (uint32_t r : touched)
-      if (pass(rows_[r])) scored.push_back({norms_[r] > 0 ? acc_[r] / norms_[r] : 0.0f, r});
+    for (uint32_t r = 0; r < acc_.size(); ++r)
+      if (acc_[r] != 0.0f && pass(rows_[r]))
+        scored.push_back({norms_[r] > 0 ? acc_[r] / norms_[r] : 0.0f, r});
   };
   collect();
   if (scored.size() < shortlist && done < terms.size()) {  // too few: take the common terms too

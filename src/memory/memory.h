@@ -11,6 +11,7 @@
 //    loaded and kept up to date as items are added; they are never stored separately, so they
 //    cannot disagree with the items.
 //  - Q starts at 0 for every (item, stage); a frozen memory writes nothing but provenance.
+//  - Not thread-safe: one Memory per thread, on that thread's Workspace (DESIGN: one writer).
 #pragma once
 #include <cstdint>
 #include <filesystem>
