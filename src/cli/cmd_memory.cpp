@@ -10,12 +10,22 @@
 #include "core/error.h"
 #include "core/paths.h"
 #include "memory/memory.h"
+#include "run/run_store.h"
 
 namespace evk::cli {
 
 namespace {
 
-Memory open_memory(Context& ctx) { return Memory(ctx.workspace(), memory_params(ctx.config())); }
+std::string run_flag;  // --run: the memory of that run ("latest" for the newest)
+
+// The workspace's own bank, or with --run the bank a run learned (runs/<id>/).
+Memory open_memory(Context& ctx) {
+  if (run_flag.empty()) return Memory(ctx.workspace(), memory_params(ctx.config()));
+  static std::unique_ptr<Workspace> run_ws;
+  RunStore store(ctx.workspace());
+  run_ws = std::make_unique<Workspace>(store.run_dir(store.resolve(run_flag)));
+  return Memory(*run_ws, memory_params(ctx.config()));
+}
 
 std::string one_line(const std::string& s, size_t n) {
   std::string t;
@@ -99,6 +109,9 @@ void add_memory_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
       "memory", "Inspect, export and import the value-driven memory bank (items and Q-values)");
   cmd->require_subcommand(1);
+  cmd->add_option("--run", run_flag,
+                  "the memory a run learned (a run id or `latest`); default: the workspace's "
+                  "own bank, which new runs do not touch");
   static std::string kind, stage = "draft", file, exclude, dir, backend = "cpu";
   static size_t n = 20, limit = 0;
   static int64_t id = 0;
