@@ -50,7 +50,11 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
     fs::path nvcc = fs::exists("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : "nvcc";
     checks.push_back(check_cmd("nvcc (cuda backend)", {nvcc.string(), "--version"},
                                "optional: install the CUDA toolkit for the cuda backend"));
-    checks.back().detail = first_line(checks.back().detail);
+    if (checks.back().ok) {  // the line naming the release, not the banner
+      ProcessResult v = run_process({nvcc.string(), "--version"});
+      size_t at = v.out.find("release");
+      if (at != std::string::npos) checks.back().detail = "nvcc " + first_line(v.out.substr(at));
+    }
     checks.push_back(check_cmd("PoCL (opencl backend)", {"clinfo", "-l"},
                                "optional: run scripts/setup (pocl-opencl-icd, clinfo)"));
     try {
@@ -67,9 +71,10 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
     std::string model = cfg.str("llm.model");
     bool needs_key = model.rfind("openai:", 0) == 0;
     bool has_key = !cfg.str("llm.api_key").empty();
-    checks.push_back({!needs_key || has_key, "LLM endpoint",
-                      fmt::format("model {} at {} (key {})", model, cfg.str("llm.base_url"),
-                                  has_key ? "set" : "unset"),
+    std::string where = model == "sim" ? "the offline sim coder, a simulator: no endpoint needed"
+                                       : fmt::format("at {} (key {})", cfg.str("llm.base_url"),
+                                                     has_key ? "set" : "unset");
+    checks.push_back({!needs_key || has_key, "LLM endpoint", "model " + model + ", " + where,
                       "set EVK_API_KEY or OPENAI_API_KEY for openai: models"});
     if (online)
       checks.push_back(check_cmd("LLM reachable", {(self_exe_dir() / "evokernel").string(), "llm", "ping"},
