@@ -131,15 +131,7 @@ Attempt Agent::draft(TaskContext& tc, int idx) {
   std::vector<int64_t> context;
   {
     std::lock_guard lk(writer_);
-    MemoryQuery q = query_for(tc, backend_.name(), {});
-    tc.context = api_context(q);
-    if (opt_.method.policy != "none") {
-      for (const auto& r : memory_.retrieve(q, Stage::Draft, attempt_seed(a.task, idx),
-                                            opt_.method.policy, epsilon_now())) {
-        context.push_back(r.item.id);
-        tc.context.push_back(to_prompt({r.item}).front());
-      }
-    }
+    context = gather_context(tc, query_for(tc, backend_.name(), {}), Stage::Draft, idx);
   }
   tc.shown.clear();
   if (opt_.method.show_attempts) {
@@ -194,14 +186,9 @@ Attempt Agent::refine(TaskContext& tc, int idx) {
     std::lock_guard lk(writer_);
     tc.start = choose_start(tc, memory_, opt_.method.start_by_q, opt_.memory.epsilon,
                             attempt_seed(a.task, idx) ^ 0x5eedULL);
-    MemoryQuery q = query_for(tc, backend_.name(), {ItemKind::BestPractice, ItemKind::Trace});
-    tc.context = api_context(q);
-    if (opt_.method.policy != "none")
-      for (const auto& r : memory_.retrieve(q, Stage::Refine, attempt_seed(a.task, idx),
-                                            opt_.method.policy, epsilon_now())) {
-        context.push_back(r.item.id);
-        tc.context.push_back(to_prompt({r.item}).front());
-      }
+    context = gather_context(
+        tc, query_for(tc, backend_.name(), {ItemKind::BestPractice, ItemKind::Trace}),
+        Stage::Refine, idx);
   }
   a.start_point = tc.start->id;
   tc.prompt = templates_.refine(prompt_inputs(tc));
@@ -282,6 +269,26 @@ void Agent::finish(TaskContext& tc, Attempt& a, std::vector<int64_t> context, St
   });
 }
 
+// The context of one attempt's prompt: the backend's documentation, then the items retrieved
+// for the stage by the method's policy. Returns the retrieved ids (the items Q is learned for).
+// Caller holds writer_.
+std::vector<int64_t> Agent::gather_context(TaskContext& tc, const MemoryQuery& q, Stage stage,
+                                           int idx) {
+  tc.context = api_context(q);
+  std::vector<int64_t> ids;
+  if (opt_.method.policy == "none") return ids;
+  for (const auto& r : memory_.retrieve(q, stage, attempt_seed(tc.task->id, idx),
+                                        opt_.method.policy, epsilon_now())) {
+    ids.push_back(r.item.id);
+    tc.context.push_back(to_prompt({r.item}).front());
+  }
+  return ids;
+}
+
+static bool is_guide(const PromptItem& it) {
+  return std::find(it.tags.begin(), it.tags.end(), "guide") != it.tags.end();
+}
+
 PromptInputs Agent::prompt_inputs(const TaskContext& tc) const {
   PromptInputs in;
   in.backend = backend_.name();
@@ -291,8 +298,7 @@ PromptInputs Agent::prompt_inputs(const TaskContext& tc) const {
   in.ref = &tc.ref;
   // The always-on guide is the api item tagged "guide"; the others go with the memory.
   for (const auto& it : tc.context) {
-    bool is_guide = std::find(it.tags.begin(), it.tags.end(), "guide") != it.tags.end();
-    if (is_guide)
+    if (is_guide(it))
       in.guide = it.body;
     else
       in.memory.push_back(it);
@@ -316,8 +322,7 @@ PromptInputs Agent::prompt_inputs(const TaskContext& tc) const {
 std::vector<PromptItem> Agent::api_context(const MemoryQuery& q) {
   std::vector<PromptItem> out;
   for (auto& it : to_prompt(memory_.api_items(q))) {
-    bool is_guide = std::find(it.tags.begin(), it.tags.end(), "guide") != it.tags.end();
-    if (is_guide || opt_.method.api_templates) out.push_back(std::move(it));
+    if (is_guide(it) || opt_.method.api_templates) out.push_back(std::move(it));
   }
   return out;
 }
@@ -331,12 +336,8 @@ std::vector<PromptItem> Agent::to_prompt(const std::vector<Item>& items) const {
 
 std::string Agent::first_prompt(const TaskInfo& task) {
   TaskContext tc = load(task);
-  MemoryQuery q = query_for(tc, backend_.name(), {});
-  tc.context = api_context(q);
-  if (opt_.method.policy != "none")
-    for (const auto& r :
-         memory_.retrieve(q, Stage::Draft, attempt_seed(task.id, 1), opt_.method.policy))
-      tc.context.push_back(to_prompt({r.item}).front());
+  std::lock_guard lk(writer_);
+  gather_context(tc, query_for(tc, backend_.name(), {}), Stage::Draft, 1);
   return templates_.system() + "\n---\n" + templates_.draft(prompt_inputs(tc));
 }
 

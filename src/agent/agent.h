@@ -76,6 +76,7 @@ class Agent {
   PromptInputs prompt_inputs(const TaskContext& tc) const;
   std::vector<PromptItem> to_prompt(const std::vector<Item>& items) const;
   std::vector<PromptItem> api_context(const MemoryQuery& q);
+  std::vector<int64_t> gather_context(TaskContext& tc, const MemoryQuery& q, Stage stage, int idx);
   uint64_t attempt_seed(const std::string& task, int idx) const;
   double epsilon_now();
 
