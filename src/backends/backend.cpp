@@ -8,6 +8,8 @@ namespace evk {
 
 std::filesystem::path Backend::knowledge_dir() const { return data_root() / "knowledge" / name(); }
 
+RunnerSpec Backend::runner(const std::filesystem::path&) const { return {}; }
+
 std::vector<std::string> backend_names() { return {"cpu"}; }
 
 std::unique_ptr<Backend> make_backend(const std::string& name) {

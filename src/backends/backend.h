@@ -5,7 +5,9 @@
 // Invariant relied on by the verifier: compile() never throws for a bad candidate (that is a
 // failed CompileResult); static_check() and check_artifact() are pure functions of their input.
 #pragma once
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +21,16 @@ struct CompileResult {
   std::filesystem::path artifact;    // the built library when ok
   double wall_s = 0;
   std::string log;                   // full compiler output (capped)
+};
+
+// How the verifier starts the sandboxed runner on this backend's artifacts.
+struct RunnerSpec {
+  std::string executable = "evk-runner";     // looked up beside evk-runner (runner_path())
+  std::map<std::string, std::string> env;    // added to the runner's clean environment
+  // RLIMIT_AS for the runner: at least this many MiB (PoCL needs about 1 GiB); 0 = none at
+  // all (the CUDA runtime reserves far more virtual memory than it uses).
+  uint64_t min_address_space_mb = 1;
+  bool limit_address_space = true;
 };
 
 class Backend {
@@ -38,6 +50,11 @@ class Backend {
   // The exact compile command, for prompts and reports.
   virtual std::string compile_command() const = 0;
   std::filesystem::path knowledge_dir() const;      // data_root()/knowledge/<name>
+  // The runner for artifacts built in `workdir` (the candidate's private folder).
+  virtual RunnerSpec runner(const std::filesystem::path& workdir) const;
+  // nullopt when this machine can run the backend's kernels, else why not and what to do; the
+  // verifier then stops after the compile and static gates with category `no_device`.
+  virtual std::optional<std::string> device_unavailable() const { return std::nullopt; }
 };
 
 // UsageError listing the known backends when `name` is not one of them.

@@ -2,6 +2,10 @@
 
 namespace evk {
 
+bool is_infra(const std::string& category) {
+  return category == "infra" || category == "no_device";
+}
+
 std::string gate_name(Gate g) {
   switch (g) {
     case Gate::StaticHack: return "static_hack";

@@ -21,7 +21,7 @@ struct Verdict {
   bool feasible = false;
   Gate gate = Gate::StaticHack;
   // "ok" when feasible; else one of: hack_static, compile, runtime_crash, timeout, wrong_shape,
-  // mismatch, hack_dynamic, too_fast, no_code, infra.
+  // mismatch, hack_dynamic, too_fast, no_code, infra, no_device.
   std::string category = "ok";
   std::string feedback;        // what an LLM can act on (trimmed compiler errors, mismatch stats)
   std::vector<GateOutcome> gates;
@@ -36,6 +36,10 @@ struct Verdict {
   bool cached = false;
   nlohmann::json metrics = nlohmann::json::object();  // anything else (max_abs_err, ...)
 };
+
+// `infra` (the verification machinery failed) and `no_device` (no device here to run on) say
+// nothing about the kernel: never a reward, never a memory item, never cached.
+bool is_infra(const std::string& category);
 
 std::string gate_name(Gate g);
 nlohmann::json to_json(const Verdict& v);

@@ -4,6 +4,8 @@
 // stdout/stderr.
 #pragma once
 #include <cstdint>
+#include <map>
+#include <string>
 
 #include "core/process.h"
 #include "verify/runner_protocol.h"
@@ -11,8 +13,10 @@
 namespace evk {
 
 struct RunnerLimits {
+  std::string executable = "evk-runner";  // a file name beside runner_path()
+  std::map<std::string, std::string> env;
   double timeout_s = 60;
-  uint64_t address_space_mb = 8192;
+  uint64_t address_space_mb = 8192;        // 0: no address-space limit
   int threads = 1;
   size_t output_cap = 1 << 20;  // bytes of stderr kept; more is reported as a flood
 };

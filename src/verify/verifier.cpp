@@ -185,7 +185,7 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
   Judge j;
   auto finish = [&]() {
     j.v.wall_s = seconds_since(t0);
-    if (opt.use_cache && j.v.category != "infra") {
+    if (opt.use_cache && !is_infra(j.v.category)) {
       std::lock_guard<std::mutex> g(db_mu_);
       store_verdict(ws_, key, j.v);
     }
@@ -223,6 +223,11 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
     j.pass(Gate::StaticHack, "source and symbols clean");
     j.pass(Gate::Compile, fmt::format("{:.2f} s", cr.wall_s));
     j.v.compiled = true;
+    if (auto why = backend->device_unavailable()) {
+      j.fail(Gate::Correctness, "no_device",
+             "compiled and statically checked; correctness and timing skipped: " + *why);
+      return finish();
+    }
 
     // Gates 3-5 run in one sandboxed runner process; the verdict is decided here.
     std::vector<Reference> refs;
@@ -243,9 +248,13 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
     job.outputs_path = (dir.path() / "outputs.bin").string();
     job.timing_budget_ms = opt.timing_budget_ms;
     job.timing_max_trials = opt.timing_max_trials;
+    RunnerSpec spec = backend->runner(dir.path());
     RunnerLimits lim;
+    lim.executable = spec.executable;
+    lim.env = spec.env;
     lim.timeout_s = opt.run_timeout_s;
-    lim.address_space_mb = opt.address_space_mb;
+    lim.address_space_mb =
+        spec.limit_address_space ? std::max(opt.address_space_mb, spec.min_address_space_mb) : 0;
     lim.threads = opt.threads;
     RunnerRun run = run_runner(job, lim, dir.path().string());
     const ProcessResult& p = run.process;
