@@ -31,7 +31,7 @@ double now_s() {
 }
 
 std::string solution(const std::string& name) {
-  return read_file(data_root() / "tests" / "solutions" / (name + ".cpp"));
+  return read_file(data_root() / "tests" / "corpus" / "cpu" / "solutions" / (name + ".cpp"));
 }
 
 // A unique comment defeats the verdict cache without changing the kernel.
