@@ -12,6 +12,12 @@ RunnerSpec Backend::runner(const std::filesystem::path&) const { return {}; }
 
 std::vector<std::string> backend_names() { return {"cpu"}; }
 
+std::string backend_help() {
+  std::string s;
+  for (const auto& n : backend_names()) s += (s.empty() ? "" : "|") + n;
+  return s;
+}
+
 std::unique_ptr<Backend> make_backend(const std::string& name) {
   if (name == "cpu") return std::make_unique<CpuBackend>();
   std::string known;

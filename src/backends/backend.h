@@ -60,5 +60,7 @@ class Backend {
 // UsageError listing the known backends when `name` is not one of them.
 std::unique_ptr<Backend> make_backend(const std::string& name);
 std::vector<std::string> backend_names();
+// "cpu|opencl|cuda", for --help texts.
+std::string backend_help();
 
 }  // namespace evk

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "agent/agent.h"
+#include "backends/backend.h"
 #include "cli/context.h"
 #include "core/error.h"
 #include "core/paths.h"
@@ -313,7 +314,7 @@ void add_run_options(CLI::App* c, RunArgs& a) {
   c->add_option("--parallel-tasks", a.parallel_tasks,
                 "tasks worked on at once; memory writes still go through one writer");
   c->add_option("--curriculum", a.curriculum, "given (suite order) or level (easier levels first)");
-  c->add_option("--backend", a.backend, "target backend: cpu (the one built in so far)");
+  c->add_option("--backend", a.backend, "target backend: " + backend_help());
   c->add_option("--prompt-dir", a.prompt_dir, "folder with your copies of prompts/*.md");
   c->add_option("--memory-from", a.memory_from,
                 "start from a memory exported with `evokernel memory export`");

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <set>
 
+#include "backends/backend.h"
 #include "cli/context.h"
 #include "agent/prompt.h"
 #include "core/error.h"
@@ -86,17 +87,19 @@ void ref(Context& ctx, const std::string& suite_name, const std::string& id, int
 }
 
 // The draft prompt a model would get on a cold start: the guide, no memory, no attempts.
-void prompt(Context& ctx, const std::string& suite_name, const std::string& id) {
+void prompt(Context& ctx, const std::string& suite_name, const std::string& id,
+            const std::string& backend_name) {
+  auto backend = make_backend(backend_name);
   Suite s = load_suite(ctx.workspace(), suite_name, ctx.max_elements());
   const TaskInfo& t = find_task(s, id);
   if (!t.ok) throw evk::Error("task " + t.id + " is broken: " + t.error);
   Reference r = oracle_reference(ctx.workspace(), t, 0, oracle_options(ctx.config()));
   PromptTemplates templates(data_root() / "prompts");
   PromptInputs in;
-  in.backend = "cpu";
-  in.language = "C++17 with OpenMP";
-  in.source_filename = "kernel.cpp";
-  auto guide = data_root() / "knowledge" / "cpu" / "guide.md";
+  in.backend = backend->name();
+  in.language = backend->language();
+  in.source_filename = backend->source_filename();
+  auto guide = backend->knowledge_dir() / "guide.md";
   if (std::filesystem::exists(guide)) {
     std::string g = read_file(guide);  // the body after the front-matter block
     size_t end = g.rfind("---", 0) == 0 ? g.find("\n---\n", 3) : std::string::npos;
@@ -130,7 +133,7 @@ void table(Context& ctx, const std::vector<std::string>& suites) {
 void add_tasks_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("tasks", "List and inspect tasks; produce PyTorch references");
   cmd->require_subcommand(1);
-  static std::string suite, task;
+  static std::string suite, task, backend;
   static int seed = 0;
   static std::vector<std::string> suites;
 
@@ -158,7 +161,8 @@ void add_tasks_command(CLI::App& app, Context& ctx) {
                 "would see it");
   p->add_option("SUITE", suite, "builtin:NAME or a folder")->required();
   p->add_option("TASK", task, "task id (the file stem)")->required();
-  p->callback([&ctx] { prompt(ctx, suite, task); });
+  p->add_option("--backend", backend, "target backend: " + backend_help())->default_val("cpu");
+  p->callback([&ctx] { prompt(ctx, suite, task, backend); });
 
   auto* t = cmd->add_subcommand(
       "table", "Print a Markdown table of suites: task, level, operators, input elements, FLOPs, "

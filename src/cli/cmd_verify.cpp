@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "backends/backend.h"
 #include "cli/context.h"
 #include "core/error.h"
 #include "core/paths.h"
@@ -60,7 +61,7 @@ void add_verify_command(CLI::App& app, Context& ctx) {
       ->check(CLI::Range(1, 100));
   cmd->add_option("--jobs", a->jobs, "verifications at once (default: verify.jobs)")
       ->check(CLI::Range(1, 64));
-  cmd->add_option("--backend", a->backend, "target backend (default: cpu)");
+  cmd->add_option("--backend", a->backend, "target backend: " + backend_help() + " (default: cpu)");
   cmd->add_flag("--no-cache", a->no_cache, "verify again even when a verdict is cached");
   cmd->callback([&ctx, a] {
     std::vector<std::string> files = {a->source};

@@ -93,7 +93,7 @@ const int kTiles[] = {32, 48, 64, 96, 128};
 Plan refine_plan(const PromptView& p, Rng& rng, const SimOptions& opt, std::string& note) {
   Plan plan;
   plan.moves = moves_in(p.start_code);
-  Features f = generate(p, plan).features;
+  Features f = generate_for_backend(p, plan).features;
   std::vector<const MoveRow*> cand;
   std::vector<double> w;
   for (const MoveRow& m : move_table()) {
@@ -132,6 +132,22 @@ Plan refine_plan(const PromptView& p, Rng& rng, const SimOptions& opt, std::stri
   return plan;
 }
 
+}  // namespace
+
+namespace sim {
+GenResult generate_for_backend(const PromptView& p, const Plan& plan) {
+  // One line per backend with a generator of its own (sim_<backend>.cpp).
+  if (p.backend == "cpu") return generate(p, plan);
+  GenResult r;
+  r.ok = false;
+  r.unknown_ops.push_back("every operator (no templates for the " + p.backend + " backend)");
+  r.code = "// The offline coder has no templates for the " + p.backend + " backend.\n";
+  return r;
+}
+}  // namespace sim
+
+namespace {
+
 const char* kLabel = "[evokernel offline coder (sim): per-operator loop templates, not a language model]";
 
 }  // namespace
@@ -159,10 +175,10 @@ std::string sim_reply(const std::string& prompt, uint64_t seed, const SimOptions
   if (p.refine) {
     plan = refine_plan(p, rng, opt, note);
   } else {
-    plan = draft_plan(p, generate(p, Plan{}).features, rng, opt);
+    plan = draft_plan(p, generate_for_backend(p, Plan{}).features, rng, opt);
     note = "First kernel: straightforward loop nests, one temporary per operator.";
   }
-  GenResult r = generate(p, plan);
+  GenResult r = generate_for_backend(p, plan);
   out << note << "\n";
   if (!r.ok) {
     out << "I have no template for:";

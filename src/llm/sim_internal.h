@@ -58,6 +58,7 @@ struct FxOp {
 
 // Everything the sim takes from a prompt.
 struct PromptView {
+  std::string backend = "cpu";  // from "for the `NAME` backend" in the prompt's first lines
   bool refine = false;        // "## Start point" present
   bool has_ops = false;       // an fx op list was found
   bool not_traceable = false; // the op list says "(not traceable)"
@@ -120,6 +121,10 @@ struct GenResult {
 // Generates the kernel for the graph in `p` following `plan`. Never throws for odd graphs:
 // what it cannot template becomes a call to an undeclared helper, as a weak model writes.
 GenResult generate(const PromptView& p, const Plan& plan);
+
+// The generator for p.backend: generate() for cpu; other backends each have their own
+// generator in sim_<backend>.cpp, registered in sim.cpp's generate_for_backend.
+GenResult generate_for_backend(const PromptView& p, const Plan& plan);
 
 // ---- data tables (sim_pitfalls.cpp, sim_moves.cpp) ----
 

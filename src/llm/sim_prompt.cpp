@@ -326,6 +326,13 @@ std::string best_practice_text(const std::string& memory) {
 
 PromptView parse_prompt(const std::string& prompt) {
   PromptView v;
+  // The templates open with "... for the `NAME` backend"; only the first lines are looked at,
+  // so a retrieved item naming another backend cannot switch it.
+  std::string head = prompt.substr(0, prompt.find("\n## "));
+  if (size_t b = head.find(" backend"); b != std::string::npos && b > 0 && head[b - 1] == '`') {
+    size_t a = head.rfind('`', b - 2);
+    if (a != std::string::npos) v.backend = head.substr(a + 1, b - 2 - a);
+  }
   for (const auto& [title, body] : sections(prompt)) {
     if (title.rfind("Tensors", 0) == 0) {
       std::istringstream in(body);
