@@ -117,6 +117,11 @@ class Gen {
                double eps);
   Val group_norm(const std::string& node, const Val& x, int64_t groups, const Val* w,
                  const Val* b, double eps);
+  // Writes mean, variance and (x - mean) * rstd [* scale] [+ shift] over one row; `row(clause)`
+  // opens the row's loops (the innermost with the reduction clause) and returns how many.
+  void normalize_rows(const Val& x, const Val& dst, const Idx& xi, int64_t count, double eps,
+                      const std::function<int(const std::string&)>& row, const std::string& scale,
+                      const std::string& shift);
   Val l2_normalize(const std::string& node, const Val& x, int dim, double p, double eps);
   Val cumulative(const std::string& node, const Val& x, int dim, bool prod);
   Val cosine_similarity(const std::string& node, const Val& a, const Val& b, int dim, double eps);

@@ -266,12 +266,20 @@ Val Gen::row_norm(const std::string& node, const Val& x0, int ndims_row, const V
     ri.push_back(xi[d]);
     rs.push_back(x.shape[d]);
   }
-  double R = static_cast<double>(prod(rs));
   auto row = [&](const std::string& clause) {
     for (size_t k = 0; k < ri.size(); ++k)
       open_for(ri[k], rs[k], k + 1 == ri.size() ? simd_pragma(clause) : "");
     return static_cast<int>(ri.size());
   };
+  normalize_rows(x, dst, xi, prod(rs), eps, row, w ? elem(*w, ri) : "", b ? elem(*b, ri) : "");
+  close(opened);
+  return dst;
+}
+
+void Gen::normalize_rows(const Val& x, const Val& dst, const Idx& xi, int64_t count, double eps,
+                         const std::function<int(const std::string&)>& row,
+                         const std::string& scale, const std::string& shift) {
+  const double R = static_cast<double>(count);
   line("float mean = 0.f;");
   int n = row("+:mean");
   line("mean += " + elem(x, xi) + ";");
@@ -285,12 +293,10 @@ Val Gen::row_norm(const std::string& node, const Val& x0, int ndims_row, const V
   line("const float rstd = 1.f / std::sqrt(var / " + flit(R) + " + " + flit(eps) + ");");
   n = row("");
   std::string e = "(" + elem(x, xi) + " - mean) * rstd";
-  if (w) e += " * " + elem(*w, ri);
-  if (b) e += " + " + elem(*b, ri);
+  if (!scale.empty()) e += " * " + scale;
+  if (!shift.empty()) e += " + " + shift;
   line(dst.ptr + "[" + flat(xi, x.shape) + "] = " + e + ";");
   close(n);
-  close(opened);
-  return dst;
 }
 
 Val Gen::group_norm(const std::string& node, const Val& x0, int64_t groups, const Val* w,
@@ -308,7 +314,6 @@ Val Gen::group_norm(const std::string& node, const Val& x0, int64_t groups, cons
     xi.push_back("s" + std::to_string(d));
     rs.push_back(x.shape[d]);
   }
-  double R = static_cast<double>(prod(rs));
   auto row = [&](const std::string& clause) {
     open_for("cc", CG);
     line("const int64_t c = g * " + std::to_string(CG) + " + cc;");
@@ -316,23 +321,8 @@ Val Gen::group_norm(const std::string& node, const Val& x0, int64_t groups, cons
       open_for(xi[d], x.shape[d], d + 1 == x.rank() ? simd_pragma(clause) : "");
     return x.rank() - 1;
   };
-  line("float mean = 0.f;");
-  int n = row("+:mean");
-  line("mean += " + elem(x, xi) + ";");
-  close(n);
-  line("mean /= " + flit(R) + ";");
-  line("float var = 0.f;");
-  n = row("+:var");
-  line("const float dv = " + elem(x, xi) + " - mean;");
-  line("var += dv * dv;");
-  close(n);
-  line("const float rstd = 1.f / std::sqrt(var / " + flit(R) + " + " + flit(eps) + ");");
-  n = row("");
-  std::string e = "(" + elem(x, xi) + " - mean) * rstd";
-  if (w) e += " * " + elem(*w, {"c"});
-  if (b) e += " + " + elem(*b, {"c"});
-  line(dst.ptr + "[" + flat(xi, x.shape) + "] = " + e + ";");
-  close(n);
+  normalize_rows(x, dst, xi, prod(rs), eps, row, w ? elem(*w, {"c"}) : "",
+                 b ? elem(*b, {"c"}) : "");
   close(2);
   return dst;
 }
