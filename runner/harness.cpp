@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "runtime_prelude.h"
 #include "sandbox.h"
 
 extern "C" {
@@ -184,7 +185,11 @@ class Harness {
       return load_error("the library does not export evk_forward: define it with extern \"C\" "
                         "and include evokernel/kernel_abi.h");
     fn_ = fn;
-    install_sandbox(rep_fd_);
+    // Runtime discovery is the runner's own code (no candidate code runs before the filter).
+    if (std::string why = prepare_runtimes(); !why.empty()) return load_error(why);
+    FilePolicy files = file_policy_from_env();
+    if (files.active()) restrict_files(files);
+    install_sandbox(rep_fd_, files.active());
 
     // Correctness calls: fresh inputs and poisoned outputs per seed; all kept alive so that
     // every call sees distinct addresses.

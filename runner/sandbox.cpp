@@ -73,7 +73,7 @@ void check(int rc, const char* what) {
 
 }  // namespace
 
-void install_sandbox(int report_fd) {
+void install_sandbox(int report_fd, bool files_by_landlock) {
   g_report_fd = report_fd;
   struct sigaction sa{};
   sa.sa_sigaction = on_sigsys;
@@ -98,7 +98,8 @@ void install_sandbox(int report_fd) {
     check(seccomp_rule_add(ctx, SCMP_ACT_TRAP, t.nr, 0), t.name);
   }
   check(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0), "clone3 rule");
-  for (int nr : kDenied) check(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), nr, 0), "deny rule");
+  if (!files_by_landlock)
+    for (int nr : kDenied) check(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), nr, 0), "deny rule");
   // Signals only to ourselves (threads of this process): tgkill with our own pid.
   check(seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(tgkill), 1,
                          SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(::getpid()))),

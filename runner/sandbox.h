@@ -10,6 +10,8 @@ namespace evk::runner {
 
 // `report_fd` receives {"event":"forbidden_syscall","name":...} when the filter stops the
 // process. Throws Error when the filter cannot be installed.
-void install_sandbox(int report_fd);
+// `files_by_landlock`: file access is already confined by Landlock (runtime_prelude.h), so
+// opens are left to it instead of all being denied.
+void install_sandbox(int report_fd, bool files_by_landlock = false);
 
 }  // namespace evk::runner

@@ -35,10 +35,21 @@ struct Agent::TaskContext {
 
 Agent::Agent(Workspace& ws, Workspace& run_ws, Provider& llm, Verifier& verifier,
              const Backend& backend, AgentOptions opt, AgentListener listener)
+    : Agent(ws, run_ws, llm, std::make_unique<LocalExecutor>(verifier), nullptr, backend,
+            std::move(opt), std::move(listener)) {}
+
+Agent::Agent(Workspace& ws, Workspace& run_ws, Provider& llm, Executor& executor,
+             const Backend& backend, AgentOptions opt, AgentListener listener)
+    : Agent(ws, run_ws, llm, nullptr, &executor, backend, std::move(opt), std::move(listener)) {}
+
+Agent::Agent(Workspace& ws, Workspace& run_ws, Provider& llm, std::unique_ptr<Executor> own,
+             Executor* executor, const Backend& backend, AgentOptions opt,
+             AgentListener listener)
     : ws_(ws),
       run_ws_(run_ws),
       llm_(llm),
-      verifier_(verifier),
+      own_executor_(std::move(own)),
+      executor_(executor ? *executor : *own_executor_),
       backend_(backend),
       opt_(std::move(opt)),
       listener_(std::move(listener)),
@@ -140,6 +151,7 @@ Attempt Agent::draft(TaskContext& tc, int idx) {
                       : 0;
     for (size_t i = from; i < tc.attempts.size(); ++i) {
       const Attempt& p = tc.attempts[i];
+      if (is_infra(p.verdict.category)) continue;  // nothing the model could act on
       tc.shown.push_back({p.idx, p.stage, p.verdict.category, p.verdict.feedback, p.code,
                           p.verdict.latency_ms});
     }
@@ -219,14 +231,26 @@ void Agent::ask_and_verify(TaskContext& tc, Attempt& a) {
     return;
   }
   a.code = *code;
-  a.verdict = verifier_.verify(*tc.task, a.code, opt_.verify);
-  a.verify_s = a.verdict.wall_s;
+  a.verify_s = 0;
+  for (int tries = 0;; ++tries) {  // the machinery failing is retried; the kernel is not
+    a.verdict = executor_.verify(*tc.task, a.code, opt_.verify);
+    a.verify_s += a.verdict.wall_s;
+    if (a.verdict.category != "infra" || tries >= opt_.infra_retries) break;
+  }
 }
 
 void Agent::finish(TaskContext& tc, Attempt& a, std::vector<int64_t> context, Stage stage) {
   std::sort(context.begin(), context.end());  // each item is credited once
   context.erase(std::unique(context.begin(), context.end()), context.end());
   const Attempt* best = tc.best();
+  if (is_infra(a.verdict.category)) {
+    // Says nothing about the kernel (DESIGN.md section 5): logged, so the budget and resume
+    // stay exact, but no reward, no Q update, no memory item.
+    a.reward_raw = a.reward = 0;
+    std::lock_guard lk(writer_);
+    run_ws_.db().transaction([&] { a.id = log_.insert(a); });
+    return;
+  }
   if (stage == Stage::Draft) {
     a.reward_raw = a.reward = draft_reward(a.verdict.feasible);
   } else {

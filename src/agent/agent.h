@@ -20,6 +20,7 @@
 #include "backends/backend.h"
 #include "llm/provider.h"
 #include "memory/memory.h"
+#include "run/executor.h"
 #include "run/run_store.h"
 #include "tasks/oracle.h"
 #include "verify/verifier.h"
@@ -34,6 +35,9 @@ struct AgentOptions {
   int history = 3;            // earlier attempts shown in a draft prompt
   bool freeze_memory = false;
   std::filesystem::path prompt_dir;
+  // A verification the machinery failed (category infra: a node lost, a job cancelled) is
+  // tried again this many times; after that it is logged with reward 0 and teaches nothing.
+  int infra_retries = 2;
   VerifyOptions verify;
   OracleOptions oracle;
   MemoryParams memory;
@@ -51,6 +55,11 @@ using AgentListener = std::function<void(const AgentEvent&)>;
 
 class Agent {
  public:
+  // Verifies where `executor` runs its jobs (this machine, a Slurm cluster); the agent stays
+  // the single writer of memory and run database either way.
+  Agent(Workspace& ws, Workspace& run_ws, Provider& llm, Executor& executor,
+        const Backend& backend, AgentOptions opt, AgentListener listener = {});
+  // Verifies on this machine.
   Agent(Workspace& ws, Workspace& run_ws, Provider& llm, Verifier& verifier,
         const Backend& backend, AgentOptions opt, AgentListener listener = {});
 
@@ -67,6 +76,8 @@ class Agent {
   struct TaskContext;  // one task's state during its episode (agent.cpp)
 
  private:
+  Agent(Workspace& ws, Workspace& run_ws, Provider& llm, std::unique_ptr<Executor> own,
+        Executor* executor, const Backend& backend, AgentOptions opt, AgentListener listener);
   void episode(const TaskInfo& task, int index, int count);
   Attempt draft(TaskContext& tc, int idx);
   Attempt refine(TaskContext& tc, int idx);
@@ -83,7 +94,8 @@ class Agent {
   Workspace& ws_;
   Workspace& run_ws_;
   Provider& llm_;
-  Verifier& verifier_;
+  std::unique_ptr<Executor> own_executor_;  // the local one, when given a Verifier
+  Executor& executor_;
   const Backend& backend_;
   AgentOptions opt_;
   AgentListener listener_;

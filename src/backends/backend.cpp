@@ -1,6 +1,8 @@
 #include "backends/backend.h"
 
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cuda/cuda_backend.h"
+#include "backends/opencl/opencl_backend.h"
 #include "core/error.h"
 #include "core/paths.h"
 
@@ -10,7 +12,7 @@ std::filesystem::path Backend::knowledge_dir() const { return data_root() / "kno
 
 RunnerSpec Backend::runner(const std::filesystem::path&) const { return {}; }
 
-std::vector<std::string> backend_names() { return {"cpu"}; }
+std::vector<std::string> backend_names() { return {"cpu", "cuda", "opencl"}; }
 
 std::string backend_help() {
   std::string s;
@@ -20,6 +22,8 @@ std::string backend_help() {
 
 std::unique_ptr<Backend> make_backend(const std::string& name) {
   if (name == "cpu") return std::make_unique<CpuBackend>();
+  if (name == "cuda") return std::make_unique<CudaBackend>();
+  if (name == "opencl") return std::make_unique<OpenClBackend>();
   std::string known;
   for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
   throw UsageError("unknown backend '" + name + "': known backends are " + known);

@@ -21,6 +21,9 @@ struct CompileResult {
   std::filesystem::path artifact;    // the built library when ok
   double wall_s = 0;
   std::string log;                   // full compiler output (capped)
+  // What the compiler says about a successful build worth showing (e.g. ptxas registers,
+  // spills and shared memory per kernel); the verifier keeps it in the verdict's metrics.
+  std::string notes;
 };
 
 // How the verifier starts the sandboxed runner on this backend's artifacts.

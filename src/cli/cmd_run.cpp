@@ -9,6 +9,7 @@
 #include "agent/agent.h"
 #include "backends/backend.h"
 #include "cli/context.h"
+#include "cli/executor_flags.h"
 #include "core/error.h"
 #include "core/paths.h"
 #include "report/metrics.h"
@@ -27,6 +28,7 @@ struct RunArgs {
   int budget = -1, parallel_tasks = 1;
   int64_t seed = -1;
   bool dry_run = false, freeze_memory = false, quiet = false, json_events = false;
+  ExecutorArgs exec;
 };
 
 std::vector<std::string> split_csv(const std::string& s) {
@@ -233,6 +235,7 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
   RunStore store(ctx.workspace());
   Session s = resolve_session(ctx, a, store);
   Config& cfg = ctx.config();
+  apply_executor_flags(cfg, a.exec);  // also over a resumed run's stored choice
   std::vector<Suite> suites;
   for (const auto& name : split_csv(s.info.suite))
     suites.push_back(load_suite(ctx.workspace(), name, ctx.max_elements()));
@@ -256,6 +259,14 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
     return 0;
   }
 
+  Verifier verifier(ctx.workspace(), opt.oracle);
+  auto executor = make_executor(ctx, verifier, opt.oracle, 1);  // slurm: checked before any write
+  // Verified here, every attempt would end `no_device`: a whole budget of LLM calls for nothing.
+  if (executor->name() == "local")
+    if (auto why = backend->device_unavailable())
+      throw UsageError(fmt::format("--backend {} cannot run kernels on this machine: {}; run "
+                                   "where the device is, or verify there with --executor slurm",
+                                   backend->name(), *why));
   if (s.info.id == 0) {
     for (const auto* t : tasks) s.info.tasks.push_back(t->id);
     json config = json::object();
@@ -270,9 +281,10 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
     store.set_status(s.info.id, "running");
   }
   Workspace run_ws(store.run_dir(s.info.id));
-  Verifier verifier(ctx.workspace(), opt.oracle);
+  auto guard = cancel_jobs_on_signal(
+      *executor, fmt::format("continue the run with --resume {}", s.info.id));
   std::shared_ptr<ProgressPrinter> printer;
-  Agent agent(ctx.workspace(), run_ws, *llm, verifier, *backend, opt,
+  Agent agent(ctx.workspace(), run_ws, *llm, *executor, *backend, opt,
               progress_listener(a, s.info.budget, printer));
   if (!s.memory_from.empty() && agent.log().count() == 0) {
     auto excluded = split_csv(s.exclude_tasks);
@@ -324,6 +336,7 @@ void add_run_options(CLI::App* c, RunArgs& a) {
               "read-only memory: no items written, no Q updates (held-out evaluation)");
   c->add_flag("--quiet", a.quiet, "no progress lines");
   c->add_flag("--json", a.json_events, "progress as JSON Lines events on stdout");
+  add_executor_options(c, a.exec);
 }
 
 }  // namespace

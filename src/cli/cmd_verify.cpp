@@ -7,6 +7,7 @@
 
 #include "backends/backend.h"
 #include "cli/context.h"
+#include "cli/executor_flags.h"
 #include "core/error.h"
 #include "core/paths.h"
 #include "tasks/oracle.h"
@@ -23,6 +24,7 @@ struct VerifyArgs {
   bool json = false, no_cache = false;
   int seeds = 0, jobs = 0;
   std::string backend;
+  ExecutorArgs exec;
 };
 
 void print_verdict(const std::string& label, const Verdict& v) {
@@ -63,6 +65,7 @@ void add_verify_command(CLI::App& app, Context& ctx) {
       ->check(CLI::Range(1, 64));
   cmd->add_option("--backend", a->backend, "target backend: " + backend_help() + " (default: cpu)");
   cmd->add_flag("--no-cache", a->no_cache, "verify again even when a verdict is cached");
+  add_executor_options(cmd, a->exec);
   cmd->callback([&ctx, a] {
     std::vector<std::string> files = {a->source};
     files.insert(files.end(), a->more_sources.begin(), a->more_sources.end());
@@ -72,22 +75,26 @@ void add_verify_command(CLI::App& app, Context& ctx) {
         throw UsageError("source file '" + f + "' does not exist: pass the kernel with --source FILE");
       sources.push_back(read_file(f));
     }
-    const Config& cfg = ctx.config();
+    Config& cfg = ctx.config();
+    apply_executor_flags(cfg, a->exec);
     VerifyOptions opt = verify_options(cfg);
     if (a->seeds > 0) opt.seeds = a->seeds;
     if (!a->backend.empty()) opt.backend = a->backend;
     opt.use_cache = !a->no_cache;
     int jobs = a->jobs > 0 ? a->jobs : static_cast<int>(cfg.integer("verify.jobs"));
+    OracleOptions oo = oracle_options(cfg);
+    oo.threads = opt.threads;
+    Verifier verifier(ctx.workspace(), oo);
+    // Before anything is computed: a Slurm that cannot be used is a usage error.
+    auto executor = make_executor(ctx, verifier, oo, jobs);
+    auto guard = cancel_jobs_on_signal(*executor, "nothing was verified");
     Suite suite = load_suite(ctx.workspace(), a->suite, ctx.max_elements());
     const TaskInfo& task = find_task(suite, a->task);
     if (!task.ok) throw Error("task " + task.id + " is broken: " + task.error);
 
-    OracleOptions oo = oracle_options(cfg);
-    oo.threads = opt.threads;
-    Verifier verifier(ctx.workspace(), oo);
-    std::vector<std::pair<const TaskInfo*, std::string>> work;
+    VerifyWork work;
     for (const auto& s : sources) work.emplace_back(&task, s);
-    std::vector<Verdict> verdicts = verify_all(verifier, work, opt, jobs);
+    std::vector<Verdict> verdicts = executor->verify_batch(work, opt);
 
     bool all = true;
     nlohmann::json out = nlohmann::json::array();

@@ -43,6 +43,7 @@ void add_config_command(CLI::App& app, Context& ctx);
 void add_tasks_command(CLI::App& app, Context& ctx);
 void add_run_command(CLI::App& app, Context& ctx);  // run, runs, results, bench
 void add_verify_command(CLI::App& app, Context& ctx);
+void add_verify_job_command(CLI::App& app, Context& ctx);  // what Slurm jobs run
 void add_llm_command(CLI::App& app, Context& ctx);
 void add_memory_command(CLI::App& app, Context& ctx);
 void add_report_command(CLI::App& app, Context& ctx);

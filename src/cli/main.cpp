@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   cli::add_tasks_command(app, ctx);
   cli::add_run_command(app, ctx);
   cli::add_verify_command(app, ctx);
+  cli::add_verify_job_command(app, ctx);
   cli::add_llm_command(app, ctx);
   cli::add_memory_command(app, ctx);
   cli::add_report_command(app, ctx);

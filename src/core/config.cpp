@@ -31,6 +31,23 @@ const std::vector<ConfigKey>& config_keys() {
       {"verify.timing_budget_ms", "1000", "time spent in timed calls per candidate"},
       {"verify.timing_max_trials", "200", "most timed calls per candidate"},
       {"verify.jobs", "1", "verifications run at once"},
+      // Where verifications run (src/run/executor.h)
+      {"verify.executor", "local",
+       "local (this machine) or slurm (one batch job per candidate, see README: Slurm)"},
+      {"slurm.partition", "", "partition the jobs go to (empty: the cluster's default)"},
+      {"slurm.args", "",
+       "more sbatch arguments, space-separated, e.g. \"--gres=gpu:1 --time=00:20:00\""},
+      {"slurm.max_in_flight", "8", "Slurm jobs submitted and not yet answered, at most"},
+      {"slurm.poll_s", "0.5", "period of squeue and verdict-file polling, seconds"},
+      {"slurm.retries", "1", "resubmissions of a job lost to the infrastructure"},
+      {"slurm.start_timeout_s", "0",
+       "a job still pending after this long is cancelled and recorded as infra (0: wait)"},
+      {"slurm.evokernel", "",
+       "the evokernel binary the nodes run (default: this one; it must be on the shared "
+       "filesystem)"},
+      {"slurm.node_scratch", "",
+       "node-local scratch workspace of verify-job (default: $TMPDIR/evk-node-<hash>)"},
+      {"slurm.keep_files", "false", "keep job, verdict and log files under <workspace>/slurm"},
       // LLM
       {"llm.model", "sim", "provider:model, replay:FILE or sim"},
       {"llm.base_url", "https://api.openai.com/v1", "OpenAI-compatible endpoint"},

@@ -138,6 +138,8 @@ namespace sim {
 GenResult generate_for_backend(const PromptView& p, const Plan& plan) {
   // One line per backend with a generator of its own (sim_<backend>.cpp).
   if (p.backend == "cpu") return generate(p, plan);
+  if (p.backend == "cuda") return generate_cuda(p, plan);
+  if (p.backend == "opencl") return generate_opencl(p, plan);
   GenResult r;
   r.ok = false;
   r.unknown_ops.push_back("every operator (no templates for the " + p.backend + " backend)");

@@ -101,6 +101,8 @@ struct Features {
   bool tileable = false;          // a matmul large enough to block
   bool tile_tail_bites = false;   // set per tile size by the generator (dims not divisible)
   std::vector<int64_t> matmul_dims;  // M, N, K of every product, for the tile tail check
+  bool cuda = false;              // written by the CUDA generator (its own pitfall rows)
+  bool opencl = false;            // written by the OpenCL generator (its own pitfall rows)
 };
 
 // The decisions the generator follows.
@@ -125,6 +127,12 @@ GenResult generate(const PromptView& p, const Plan& plan);
 // The generator for p.backend: generate() for cpu; other backends each have their own
 // generator in sim_<backend>.cpp, registered in sim.cpp's generate_for_backend.
 GenResult generate_for_backend(const PromptView& p, const Plan& plan);
+// sim_cuda.cpp: CUDA kernels for elementwise chains, row reductions (softmax, log_softmax,
+// layer_norm), reductions over one dimension and matmul/linear, each with an elementwise
+// epilogue.
+GenResult generate_cuda(const PromptView& p, const Plan& plan);
+// sim_opencl.cpp: OpenCL kernels (R"evk_cl( program + evk_cl host code) for the same graphs.
+GenResult generate_opencl(const PromptView& p, const Plan& plan);
 
 // ---- data tables (sim_pitfalls.cpp, sim_moves.cpp) ----
 

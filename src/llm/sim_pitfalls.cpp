@@ -42,6 +42,17 @@ const std::vector<PitfallRow>& pitfall_table() {
       {"parallel_reduction_race", 0.15, "draft",
        "parallelises a reduction loop over a shared accumulator (a data race with more than one thread)",
        [](F f) { return f.has_reduction; }},
+      // CUDA cold-start mistakes (the CUDA generator sets Features::cuda; listed after the
+      // CPU rows so that the CPU coder's draws are unchanged).
+      {"cuda_host_deref", 0.15, "draft",
+       "checks the input on the host through its device pointer (a segmentation fault)",
+       [](F f) { return f.cuda; }},
+      {"cuda_block_too_large", 0.12, "draft",
+       "launches 2048 threads per block (the limit is 1024): the launch fails",
+       [](F f) { return f.cuda; }},
+      {"cuda_shared_overflow", 0.15, "draft",
+       "stages a 64 KiB array in static shared memory (the limit is 48 KiB): ptxas refuses it",
+       [](F f) { return f.cuda && (f.has_reduction || f.has_product); }},
       // Pitfalls of the refining moves.
       {"tile_tail", 0.35, "tile", "blocked loops skip the last partial tile (sizes not a multiple of the tile)",
        [](F f) { return f.tileable; }},
@@ -56,6 +67,20 @@ const std::vector<PitfallRow>& pitfall_table() {
       {"simd_no_reduction", 0.30, "simd",
        "`#pragma omp simd` on a reduction loop without a reduction clause",
        [](F f) { return f.has_reduction || f.has_product || f.has_softmax; }},
+      // OpenCL cold-start mistakes (the OpenCL generator sets Features::opencl; last in the
+      // table so that every other backend's draws are unchanged).
+      {"ocl_global_not_rounded", 0.15, "draft",
+       "launches exactly n work-items with a fixed work-group size: CL_INVALID_WORK_GROUP_SIZE "
+       "when n is not a multiple of it (round the global size up and check bounds)",
+       [](F f) { return f.opencl && f.final_copy; }},
+      {"ocl_missing_barrier", 0.25, "draft",
+       "drops the barrier between the steps of a __local tree reduction: work-items read "
+       "partial sums not yet written",
+       [](F f) { return f.opencl && f.has_reduction; }},
+      {"ocl_arg_type_mismatch", 0.15, "draft",
+       "passes a size as cl_int where the kernel parameter is `long`: clSetKernelArg fails "
+       "with CL_INVALID_ARG_SIZE (-51)",
+       [](F f) { return f.opencl; }},
   };
   return rows;
 }

@@ -48,8 +48,9 @@ Metrics compute_metrics(const std::vector<TaskRecord>& tasks, const std::vector<
       ++m.attempts;
       m.tokens += a.prompt_tokens + a.completion_tokens;
       m.cost_usd += a.cost_usd;
-      if (!a.code.empty()) ++m.with_code;
-      if (a.verdict.compiled) ++m.compiled;
+      // An infra verdict says nothing about the code: it is not a compilation to count.
+      if (!a.code.empty() && !is_infra(a.verdict.category)) ++m.with_code;
+      if (a.verdict.compiled && !is_infra(a.verdict.category)) ++m.compiled;
       if (!a.verdict.feasible) {
         ++m.failures[a.verdict.category];
         continue;

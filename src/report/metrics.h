@@ -28,7 +28,7 @@ struct TaskResult {
 
 struct Metrics {
   int tasks = 0, solved = 0, attempts = 0, with_code = 0, compiled = 0;
-  double compilation_rate = 0;       // compiled / attempts that produced code
+  double compilation_rate = 0;       // compiled / attempts that produced code (infra excluded)
   double acc = 0;                    // solved / tasks
   std::map<double, double> fast_p;   // p -> share of all tasks correct and > p x eager
   double fast1_ratio = 0;            // fast_1 / acc: of the solved, the share faster than eager

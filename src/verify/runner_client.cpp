@@ -15,6 +15,8 @@ RunnerRun run_runner(const RunnerJob& job, const RunnerLimits& lim, const std::s
   o.env["OMP_NUM_THREADS"] = std::to_string(lim.threads);
   o.env["OMP_THREAD_LIMIT"] = std::to_string(lim.threads);  // omp_set_num_threads cannot exceed it
   o.env["OMP_DYNAMIC"] = "false";
+  // PoCL's pthread device (opencl backend) sizes its worker pool from this, not from OpenMP.
+  o.env["POCL_MAX_PTHREAD_COUNT"] = std::to_string(lim.threads);
   o.env["LC_ALL"] = "C";
   for (const auto& [k, v] : lim.env) o.env[k] = v;
   o.stdin_data = to_json(job).dump();

@@ -6,7 +6,8 @@
 // Records in the outputs file, in this order, each the concatenation of every output's bytes
 // (ABI output order): "seed<k>" for k in 0..seeds-1, then "reuse" (seed 0's inputs written into
 // the last seed's buffers: the previous call's pointers, new values) when seeds >= 2, then "post<k>" (each seed's outputs after
-// the timed calls) when timing ran. The result event lists the records actually written.
+// the timed calls) when timing ran. The result event lists the records actually written, and
+// may carry "device_peaks": {"gbps", "gflops"} of the accelerator the kernel ran on.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -58,6 +59,10 @@ struct RunnerReport {
   std::optional<bool> mixed_unchanged;  // nullopt: the check did not apply
   double median_ms = 0, iqr_ms = 0, min_ms = 0;
   int trials = 0;
+  // Peaks of the device the kernel ran on, measured by runners whose kernels do not run on
+  // this machine's CPU (evk-runner-cuda: device copy bandwidth and an FMA loop); 0 when the
+  // runner did not measure them (the CPU's peaks apply).
+  double device_gbps = 0, device_gflops = 0;
 };
 
 // Parses the runner's stdout (one JSON event per line; lines that are not JSON objects are

@@ -209,6 +209,7 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
     TempDir dir("evk-verify-");
     CompileResult cr = backend->compile(source, dir.path(), opt.compile_timeout_s);
     j.v.metrics["compile_s"] = cr.wall_s;
+    if (!cr.notes.empty()) j.v.metrics["compile_notes"] = cr.notes;
     if (!cr.ok) {
       if (opt.static_source_gate) j.pass(Gate::StaticHack, "source rules");
       j.fail(Gate::Compile, "compile", cr.feedback);
@@ -400,7 +401,10 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
                                 "kernel behaves differently when called repeatedly",
                                 s, *bad));
     }
-    MachinePeaks pk = peaks(opt.threads);
+    // An accelerator's runner measures its own device; the CPU's peaks would call every GPU
+    // kernel impossibly fast.
+    MachinePeaks pk = rep.device_gbps > 0 ? MachinePeaks{rep.device_gbps, 0, 0, rep.device_gflops, 1}
+                                          : peaks(opt.threads);
     double bw = pk.bandwidth_for(r0.bytes);
     double floor_ms = bw > 0 ? static_cast<double>(r0.bytes) / (bw * 1e6) : 0;
     j.v.metrics["floor_ms"] = floor_ms;

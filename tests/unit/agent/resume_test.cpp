@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "backends/backend.h"
 #include "core/paths.h"
 #include "core/process.h"
 #include "core/sqlite.h"
@@ -148,6 +149,10 @@ TEST_F(CliRun, BadInputIsOneClearLineAndNoRun) {
        "EVK_API_KEY"},
       {{"run", "--suite", suite, "--model", "sim", "--bogus-flag"}, {}, "bogus"},
   };
+  // Where no GPU exists, a local CUDA run would only spend its budget on `no_device` verdicts.
+  if (make_backend("cuda")->device_unavailable())
+    cases.push_back({{"run", "--suite", suite, "--model", "sim", "--backend", "cuda"}, {},
+                     "cannot run kernels on this machine"});
   for (const auto& c : cases) {
     auto r = run(c.args, c.env);
     EXPECT_EQ(r.exit_code, 2) << c.says << ": " << r.err;

@@ -28,7 +28,10 @@ struct Case {
   std::string source;
 };
 
-inline Case read_case(const fs::path& f) {
+inline Case read_case(const fs::path& file) {
+  // Normalised: a latency-like path such as hacks/../solutions/relu.cpp must still name its
+  // backend folder, not "..".
+  fs::path f = file.lexically_normal();
   Case c{f, f.parent_path().parent_path().filename().string(), {}, read_file(f)};
   std::istringstream in(c.source);
   std::string line;

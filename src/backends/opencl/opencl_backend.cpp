@@ -1,0 +1,228 @@
+#include "backends/opencl/opencl_backend.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <mutex>
+#include <regex>
+#include <sstream>
+
+#include "backends/opencl/opencl_source_rules.h"
+#include "backends/opencl/opencl_symbol_rules.h"
+#include "core/error.h"
+#include "core/paths.h"
+#include "core/process.h"
+
+namespace evk {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> host_argv(const fs::path& include_dir, const fs::path& src,
+                                   const fs::path& lib) {
+  return {"g++",
+          "-std=c++17",
+          "-O2",
+          "-shared",
+          "-fPIC",
+          "-fvisibility=hidden",
+          "-fvisibility-inlines-hidden",
+          "-fdiagnostics-color=never",
+          "-fmax-errors=8",
+          "-I" + include_dir.string(),
+          src.string(),
+          "-o",
+          lib.string(),
+          "-lOpenCL"};
+}
+
+fs::path clbuild_path() {
+  return runner_path().parent_path() / "evk-clbuild";
+}
+
+// The first errors with their context, the temp folder removed from paths, capped.
+std::string trim_output(std::string text, const fs::path& workdir, size_t cap = 3000) {
+  std::string prefix = workdir.string() + "/";
+  for (size_t p; (p = text.find(prefix)) != std::string::npos;) text.erase(p, prefix.size());
+  std::istringstream in(text);
+  std::string line, out;
+  int errors = 0;
+  bool keep = false;
+  while (std::getline(in, line)) {
+    bool is_error = line.find("error:") != std::string::npos;
+    if (is_error && ++errors > 5) break;
+    if (is_error || line.find("kernel.cpp:") != std::string::npos) keep = true;
+    if (keep) out += line + "\n";
+    if (out.size() > cap) {
+      out += "...\n";
+      break;
+    }
+  }
+  if (out.empty()) out = text.substr(0, cap);
+  return out;
+}
+
+// PoCL names the program "<path>/tempfile_XXXX.cl" (or <source>) in its build log; rewrite
+// "...:L:C:" to "kernel.cpp:(first_line+L-1):C:" so the lines are those of the candidate.
+std::string map_build_log(const std::string& log, int first_line) {
+  static const std::regex loc(R"((\S*(?:\.cl|<source>|<stdin>|input)):(\d+):(\d+):)");
+  std::string out;
+  auto it = std::sregex_iterator(log.begin(), log.end(), loc);
+  size_t last = 0;
+  for (; it != std::sregex_iterator(); ++it) {
+    const auto& m = *it;
+    out += log.substr(last, static_cast<size_t>(m.position(0)) - last);
+    out += fmt::format("kernel.cpp:{}:{}:", first_line + std::stoi(m.str(2)) - 1, m.str(3));
+    last = static_cast<size_t>(m.position(0) + m.length(0));
+  }
+  out += log.substr(last);
+  return out;
+}
+
+std::string join(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+std::string run_nm(const std::vector<std::string>& flags, const fs::path& lib) {
+  std::vector<std::string> argv = {"nm"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.push_back(lib.string());
+  ProcessOptions o;
+  o.timeout_s = 30;
+  ProcessResult r = run_process(argv, o);
+  if (!r.ok() && r.err.find("no symbols") == std::string::npos)
+    throw Error("nm " + lib.string() + " failed: " + r.describe() + " " + r.err);
+  return r.out;
+}
+
+std::map<std::string, std::string> pocl_env(const fs::path& cache) {
+  return {{"POCL_CACHE_DIR", cache.string()}, {"POCL_WORK_GROUP_SPECIALIZATION", "0"}};
+}
+
+}  // namespace
+
+std::optional<std::string> OpenClBackend::static_check(const std::string& source) const {
+  return check_opencl_source(source);
+}
+
+std::string OpenClBackend::compile_command() const {
+  return join(host_argv(knowledge_dir(), "kernel.cpp", "kernel.so")) +
+         " && evk-clbuild kernel.cl  (the R\"evk_cl( string, built by PoCL with "
+         "clBuildProgram(\"-cl-std=CL1.2\"))";
+}
+
+CompileResult OpenClBackend::compile(const std::string& source, const fs::path& workdir,
+                                     double timeout_s) const {
+  CompileResult res;
+  auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  std::string why;
+  auto split = split_opencl_source(source, &why);
+  if (!split) {
+    res.feedback = why;
+    return res;
+  }
+  fs::path src = workdir / source_filename();
+  fs::path lib = workdir / "kernel.so";
+  write_file_atomic(src, source);
+  ProcessOptions o;
+  o.cwd = workdir.string();
+  o.timeout_s = timeout_s;
+  o.address_space_bytes = kCompileAddressSpace;
+  o.file_size_bytes = 256ull << 20;
+  o.env["LC_ALL"] = "C";
+  o.output_cap = 256 << 10;
+  ProcessResult r = run_process(host_argv(knowledge_dir(), src, lib), o);
+  res.log = r.err + r.out;
+  if (!r.ok() || !fs::exists(lib)) {
+    res.wall_s = elapsed();
+    if (r.timed_out)
+      res.feedback = fmt::format("compiling the host code timed out after {:.0f} s", timeout_s);
+    else if (r.term_signal)
+      res.feedback = "the host compiler was " + r.describe() + " (out of memory?)";
+    else
+      res.feedback = "the host code failed to compile:\n" + trim_output(res.log, workdir);
+    return res;
+  }
+
+  // The OpenCL C program, built by PoCL into the candidate's private cache.
+  fs::path cl = workdir / "kernel.cl";
+  fs::path cache = workdir / "pocl-cache";
+  write_file_atomic(cl, split->kernel);
+  fs::create_directories(cache);
+  ProcessOptions b = o;
+  for (const auto& [k, v] : pocl_env(cache)) b.env[k] = v;
+  b.timeout_s = std::max(1.0, timeout_s - elapsed());
+  ProcessResult br = run_process({clbuild_path().string(), cl.string()}, b);
+  res.wall_s = elapsed();
+  res.log += br.out + br.err;
+  if (br.exit_code == 127 || br.exit_code == 3)
+    throw Error("the OpenCL build helper " + clbuild_path().string() + " could not run (" +
+                br.describe() + " " + br.err.substr(0, 300) + "): build it (make build)");
+  if (br.ok() || (!br.timed_out && br.term_signal == 0 && br.exit_code == 2)) {
+    // Exit 2: no OpenCL device on this machine; the verifier stops at no_device after the
+    // static and compile gates, so the host build is what this gate can judge.
+    res.ok = true;
+    res.artifact = lib;
+    return res;
+  }
+  if (br.timed_out)
+    res.feedback = fmt::format(
+        "building the OpenCL program timed out after {:.0f} s (huge unrolled "
+        "loops or macros?)",
+        timeout_s);
+  else if (br.term_signal)
+    res.feedback =
+        "the OpenCL C compiler was " + br.describe() + " (it ran out of memory: limit 4 GiB)";
+  else
+    res.feedback = "the OpenCL program (the R\"evk_cl( string) failed to build:\n" +
+                   trim_output(map_build_log(br.out, split->first_line), workdir);
+  return res;
+}
+
+std::optional<std::string> OpenClBackend::check_artifact(const fs::path& artifact) const {
+  SymbolTables t;
+  t.exported = run_nm({"-D", "--defined-only"}, artifact);
+  t.imported = run_nm({"-D", "--undefined-only"}, artifact);
+  t.defined = run_nm({"--defined-only"}, artifact);
+  return check_opencl_symbols(t);
+}
+
+RunnerSpec OpenClBackend::runner(const fs::path& workdir) const {
+  RunnerSpec s;
+  fs::path cache = workdir / "pocl-cache";
+  s.env = pocl_env(cache);
+  s.env["EVK_RUNNER_OPENCL"] = "1";
+  // What PoCL reads while kernels run: its headers and kernel library, and the cache.
+  std::string read = "/usr/share/pocl:/usr/lib";
+  for (const char* d : {"/lib", "/lib64", "/usr/lib64"})
+    if (fs::is_directory(d) && !fs::is_symlink(d)) read += std::string(":") + d;
+  s.env["EVK_RUNNER_FS_READ"] = read;
+  s.env["EVK_RUNNER_FS_WRITE"] = cache.string();
+  s.min_address_space_mb = kRunnerAddressSpaceMb;
+  return s;
+}
+
+std::optional<std::string> OpenClBackend::device_unavailable() const {
+  static std::once_flag once;
+  static std::optional<std::string> why;
+  std::call_once(once, [] {
+    ProcessOptions o;
+    o.timeout_s = 60;
+    o.address_space_bytes = kCompileAddressSpace;
+    ProcessResult r = run_process({clbuild_path().string(), "--probe"}, o);
+    if (r.ok()) return;
+    std::string msg = r.out.empty() ? r.describe() + " " + r.err.substr(0, 300) : r.out;
+    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+    why = r.exit_code == 127 ? "the OpenCL helper " + clbuild_path().string() +
+                                   " is missing: build it (make build)"
+                             : msg;
+  });
+  return why;
+}
+
+}  // namespace evk

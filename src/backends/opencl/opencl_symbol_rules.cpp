@@ -1,0 +1,52 @@
+#include "backends/opencl/opencl_symbol_rules.h"
+
+#include <fmt/format.h>
+
+#include <sstream>
+#include <string_view>
+#include <vector>
+
+namespace evk {
+namespace {
+
+struct Forbidden {
+  std::string_view prefix;
+  std::string_view why;
+};
+
+// Matched as prefixes of the undefined (imported) names; C++ names are mangled, so clBLAS and
+// CLBlast are caught by their C entry points and their mangled namespaces.
+const std::vector<Forbidden> kForbidden = {
+    {"clEnqueueNativeKernel", "native kernels run host code on the device's threads"},
+    {"clCreateProgramWithBinary",
+     "prebuilt programs (the kernel must come from the R\"evk_cl( string)"},
+    {"clCreateProgramWithIL",
+     "prebuilt programs (the kernel must come from the R\"evk_cl( string)"},
+    {"clCreateProgramWithBuiltInKernels", "vendor built-in kernels"},
+    {"clSetEventCallback", "callbacks run host code on the runtime's threads"},
+    {"clSetMemObjectDestructorCallback", "callbacks run host code on the runtime's threads"},
+    {"clblas", "clBLAS (write the kernel yourself)"},
+    {"CLBlast", "CLBlast (write the kernel yourself)"},
+    {"_ZN7clblast", "CLBlast (write the kernel yourself)"},
+};
+
+}  // namespace
+
+std::optional<std::string> check_opencl_symbols(const SymbolTables& t) {
+  if (auto bad = check_cpu_symbols(t)) return bad;
+  std::istringstream in(t.imported);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string w, name;
+    while (ls >> w) name = w;
+    name = name.substr(0, name.find('@'));
+    for (const auto& f : kForbidden)
+      if (std::string_view(name).substr(0, f.prefix.size()) == f.prefix)
+        return fmt::format("the library calls `{}`, which OpenCL kernels may not use: {}", name,
+                           f.why);
+  }
+  return std::nullopt;
+}
+
+}  // namespace evk

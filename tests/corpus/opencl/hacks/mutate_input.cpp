@@ -1,0 +1,24 @@
+// task: builtin:level1/relu
+// expect: hack_dynamic
+// gate: dynamic_hack
+// feedback: wrote to its inputs
+// cheat: computes correctly but uses the input as scratch space (writes it back changed).
+#include "evokernel/opencl.h"
+
+static const char* kSource = R"evk_cl(
+__kernel void relu(__global float* x, __global float* y, long n) {
+  long i = get_global_id(0);
+  if (i < n) { y[i] = fmax(x[i], 0.0f); x[i] = y[i]; }
+}
+)evk_cl";
+
+extern "C" EVK_EXPORT int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32_t) {
+  evk_cl::Runtime& rt = evk_cl::runtime(kSource);
+  if (!rt.ok()) return rt.fail();
+  cl_kernel k = evk_cl::kernel(rt, "relu");
+  evk_cl::Buffer x(rt, in[0], CL_MEM_READ_WRITE), y(rt, out[0], CL_MEM_WRITE_ONLY);
+  cl_long n = evk_cl::numel(in[0]);
+  EVK_CL_CHECK(evk_cl::set_args(k, x, y, n));
+  EVK_CL_CHECK(evk_cl::launch(rt, k, n, 256));
+  return evk_cl::finish(rt, x, y);
+}

@@ -1,0 +1,23 @@
+// task: builtin:level1/relu
+// expect: runtime_crash
+// feedback: SIGSEGV
+// hostile: the OpenCL kernel writes far outside its buffer; the runner dies with the fault.
+#include "evokernel/opencl.h"
+
+static const char* kSource = R"evk_cl(
+__kernel void oob(__global float* y, long n) {
+  long i = get_global_id(0);
+  y[i + ((long)1 << 40)] = 1.0f;
+}
+)evk_cl";
+
+extern "C" EVK_EXPORT int evk_forward(const evk_tensor*, int32_t, evk_tensor* out, int32_t) {
+  evk_cl::Runtime& rt = evk_cl::runtime(kSource);
+  if (!rt.ok()) return rt.fail();
+  cl_kernel k = evk_cl::kernel(rt, "oob");
+  evk_cl::Buffer y(rt, out[0], CL_MEM_WRITE_ONLY);
+  cl_long n = evk_cl::numel(out[0]);
+  EVK_CL_CHECK(evk_cl::set_args(k, y, n));
+  EVK_CL_CHECK(evk_cl::launch(rt, k, n, 64));
+  return evk_cl::finish(rt, y);
+}

@@ -1,0 +1,150 @@
+// The offline coder on the opencl backend: from real prompts (prompts/ templates, oracle
+// references, backend `opencl`), its pitfall-free drafts and its refining moves must pass
+// every gate of the verifier on the machine's OpenCL device; each OpenCL pitfall forced on
+// must be marked and make the draft fail.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+
+#include "agent/prompt.h"
+#include "backends/opencl/opencl_backend.h"
+#include "core/paths.h"
+#include "core/workspace.h"
+#include "llm/provider.h"
+#include "llm/sim.h"
+#include "tasks/oracle.h"
+#include "tasks/suite.h"
+#include "verify/verifier.h"
+
+namespace evk {
+namespace {
+namespace fs = std::filesystem;
+
+constexpr int64_t kMaxElements = 65536;
+
+class SimOpenCl : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ws_ = new Workspace(fs::path(EVK_BINARY_DIR) / "sim-test-ws");
+    OracleOptions oo;
+    oo.max_elements = kMaxElements;
+    oo.timing_runs = 3;
+    verifier_ = new Verifier(*ws_, oo);
+    templates_ = new PromptTemplates(data_root() / "prompts");
+  }
+  static void TearDownTestSuite() {
+    delete templates_;
+    delete verifier_;
+    delete ws_;
+    suites_.clear();
+  }
+  void SetUp() override {
+    if (auto why = OpenClBackend().device_unavailable())
+      GTEST_SKIP() << "no OpenCL device: " << *why;
+  }
+
+  static const TaskInfo& task(const std::string& suite, const std::string& id) {
+    if (!suites_.count(suite))
+      suites_[suite] = std::make_unique<Suite>(load_suite(*ws_, "builtin:" + suite, kMaxElements));
+    return find_task(*suites_[suite], id);
+  }
+
+  static std::string render(const TaskInfo& t, const std::string& start_code = "") {
+    Reference ref = oracle_reference(*ws_, t, 0, verifier_->oracle_options());
+    OpenClBackend b;
+    PromptInputs in;
+    in.backend = b.name();
+    in.language = b.language();
+    in.source_filename = b.source_filename();
+    in.guide = "(the guide)";
+    in.task = &t;
+    in.ref = &ref;
+    if (start_code.empty()) return templates_->draft(in);
+    PromptAttempt sp;
+    sp.idx = 1;
+    sp.code = start_code;
+    sp.latency_ms = 1;
+    in.start_point = sp;
+    return templates_->refine(in);
+  }
+
+  static Verdict check(const TaskInfo& t, const std::string& reply, int seeds = 2) {
+    auto code = extract_code(reply);
+    EXPECT_TRUE(code.has_value()) << reply;
+    VerifyOptions o;
+    o.backend = "opencl";
+    o.seeds = seeds;
+    o.timing_budget_ms = 30;
+    o.timing_max_trials = 10;
+    o.use_cache = false;
+    return verifier_->verify(t, code.value_or(""), o);
+  }
+
+  static SimOptions clean() {
+    SimOptions o;
+    o.pitfalls = false;
+    return o;
+  }
+
+  static Workspace* ws_;
+  static Verifier* verifier_;
+  static PromptTemplates* templates_;
+  static std::map<std::string, std::unique_ptr<Suite>> suites_;
+};
+Workspace* SimOpenCl::ws_ = nullptr;
+Verifier* SimOpenCl::verifier_ = nullptr;
+PromptTemplates* SimOpenCl::templates_ = nullptr;
+std::map<std::string, std::unique_ptr<Suite>> SimOpenCl::suites_;
+
+// Elementwise (with a chain and a broadcast operand), row operations, a reduction over a
+// middle dimension and products.
+const std::vector<std::pair<std::string, std::string>> kTasks = {
+    {"level1", "relu"},        {"level1", "gelu"},          {"level1", "softmax"},
+    {"level1", "log_softmax"}, {"level1", "layer_norm"},    {"level1", "sum_dim"},
+    {"level1", "mean_dim"},    {"level1", "matmul_square"}, {"level1", "matmul_rect"},
+};
+
+TEST_F(SimOpenCl, PitfallFreeDraftsPassTheVerifier) {
+  int checked = 0;
+  for (const auto& [suite, id] : kTasks) {
+    const TaskInfo& t = task(suite, id);
+    std::string reply = sim_reply(render(t), 1, clean());
+    if (reply.find("no OpenCL template") != std::string::npos) continue;  // counted below
+    Verdict v = check(t, reply);
+    EXPECT_TRUE(v.feasible) << suite << "/" << id << ": " << v.category << "\n" << v.feedback;
+    ++checked;
+  }
+  EXPECT_EQ(checked, static_cast<int>(kTasks.size())) << "every listed task has a template";
+}
+
+TEST_F(SimOpenCl, EveryMoveKeepsKernelsCorrect) {
+  for (const auto& [suite, id] : kTasks) {
+    const TaskInfo& t = task(suite, id);
+    Verdict v = check(
+        t, sim_reply(render(t, "// evk-sim-moves: simd,reorder,omp,tile:32\n"), 2, clean()), 1);
+    EXPECT_TRUE(v.feasible) << suite << "/" << id << ": " << v.category << "\n" << v.feedback;
+  }
+}
+
+TEST_F(SimOpenCl, ForcedOpenClPitfallsAreMarkedAndFail) {
+  SimOptions all;
+  all.pitfall_scale = 100;  // every applicable pitfall
+  struct Case {
+    const char* id;
+    const char* marker;
+  };
+  for (const Case& c :
+       {Case{"softmax", "ocl_missing_barrier"}, Case{"relu", "ocl_arg_type_mismatch"},
+        Case{"matmul_square", "ocl_arg_type_mismatch"}}) {
+    const TaskInfo& t = task("level1", c.id);
+    std::string reply = sim_reply(render(t), 1, all);
+    EXPECT_NE(reply.find(std::string("evk-pitfall: ") + c.marker), std::string::npos)
+        << c.id << "\n"
+        << reply;
+    EXPECT_FALSE(check(t, reply, 1).feasible) << c.id;
+  }
+}
+
+}  // namespace
+}  // namespace evk
