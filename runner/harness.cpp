@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "channels.h"
 #include "runtime_prelude.h"
 #include "sandbox.h"
 
@@ -52,29 +53,6 @@ struct Buffer {
 };
 using Buffers = std::vector<std::unique_ptr<Buffer>>;
 
-class Reporter {
- public:
-  explicit Reporter(int fd) : fd_(fd) {}
-  void emit(const json& e) {
-    // A leading newline ends any partial line something else may have left on this fd.
-    std::string s = "\n" + e.dump() + "\n";
-    size_t off = 0;
-    while (off < s.size()) {
-      ssize_t n = ::write(fd_, s.data() + off, s.size() - off);
-      if (n <= 0) throw Error("lost the verdict channel");
-      off += static_cast<size_t>(n);
-    }
-  }
-
- private:
-  int fd_;
-};
-
-double now_ms() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
 
 // Quiet NaN for floating outputs, a sentinel pattern for integer ones.
 void poison(Buffer& b) {
@@ -176,7 +154,7 @@ class Harness {
     for (const auto& o : job_.outputs) out_names_.push_back(o.name);
     int out_fd = ::open(job_.outputs_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (out_fd < 0) throw_errno("cannot create " + job_.outputs_path);
-    out_fd_ = out_fd;
+    records_.open(out_fd);
 
     void* lib = ::dlopen(job_.library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) return load_error(std::string("cannot load the library: ") + ::dlerror());
@@ -200,8 +178,8 @@ class Harness {
       outs.push_back(fresh_outputs(job_));
       std::string phase = fmt::format("seed {}", s);
       if (!call(phase, ins[s], outs[s])) return result();
-      if (auto m = first_difference(ins[s], pristine_bytes(seeds[s]), job_.abi); !m.empty() && mutated_.empty())
-        mutated_ = m + " during " + phase;
+      if (auto m = first_difference(ins[s], pristine_bytes(seeds[s]), job_.abi); !m.empty() && obs_.mutated.empty())
+        obs_.mutated = m + " during " + phase;
       out_snap.push_back(snapshot(outs[s]));
       write_record(fmt::format("seed{}", s), outs[s]);
     }
@@ -216,8 +194,8 @@ class Harness {
         std::memcpy(ins[last][i]->bytes.data(), seeds[0].inputs[i].data.data(), ins[last][i]->bytes.size());
       for (auto& o : outs[last]) poison(*o);
       if (!call("reuse", ins[last], outs[last])) return result();
-      if (auto m = first_difference(ins[last], pristine_bytes(seeds[0]), job_.abi); !m.empty() && mutated_.empty())
-        mutated_ = m + " during the reuse call";
+      if (auto m = first_difference(ins[last], pristine_bytes(seeds[0]), job_.abi); !m.empty() && obs_.mutated.empty())
+        obs_.mutated = m + " during the reuse call";
       write_record("reuse", outs[last]);
       if (!mixed_probe(seeds, out_snap[0])) return result();
       for (size_t i = 0; i < ins[last].size(); ++i)
@@ -226,8 +204,8 @@ class Harness {
     if (job_.timing) {
       if (!time_calls(ins, outs)) return result();
       for (size_t s = 0; s < seeds.size(); ++s) {
-        if (auto m = first_difference(ins[s], pristine_bytes(seeds[s]), job_.abi); !m.empty() && mutated_.empty())
-          mutated_ = m + " during the timed calls";
+        if (auto m = first_difference(ins[s], pristine_bytes(seeds[s]), job_.abi); !m.empty() && obs_.mutated.empty())
+          obs_.mutated = m + " during the timed calls";
         write_record(fmt::format("post{}", s), outs[s]);
       }
     }
@@ -243,19 +221,19 @@ class Harness {
     try {
       rc = fn_(vi.data(), static_cast<int32_t>(vi.size()), vo.data(), static_cast<int32_t>(vo.size()));
     } catch (const std::bad_alloc&) {
-      exception_ = "std::bad_alloc (out of memory)";
+      obs_.exception = "std::bad_alloc (out of memory)";
     } catch (const std::exception& e) {
-      exception_ = e.what();
+      obs_.exception = e.what();
     } catch (...) {
-      exception_ = "an exception that is not a std::exception";
+      obs_.exception = "an exception that is not a std::exception";
     }
-    if (!exception_.empty()) {
-      failed_phase_ = phase;
+    if (!obs_.exception.empty()) {
+      obs_.failed_phase = phase;
       return false;
     }
     if (rc != 0) {
-      failed_rc_ = rc;
-      failed_phase_ = phase;
+      obs_.failed_rc = rc;
+      obs_.failed_phase = phase;
       return false;
     }
     return true;
@@ -285,7 +263,7 @@ class Harness {
     bool same = true;
     for (size_t i = 0; i < out.size(); ++i)
       same = same && std::memcmp(out[i]->bytes.data(), out0[i].data(), out0[i].size()) == 0;
-    mixed_unchanged_ = same ? 1 : 0;
+    obs_.mixed_unchanged = same ? 1 : 0;
     return true;
   }
 
@@ -321,42 +299,30 @@ class Harness {
       size_t hi = std::min(lo + 1, t.size() - 1);
       return t[lo] + (t[hi] - t[lo]) * (x - static_cast<double>(lo));
     };
-    median_ = q(0.5);
-    iqr_ = q(0.75) - q(0.25);
-    min_ = t.front();
-    trials_ = static_cast<int>(t.size());
+    obs_.median = q(0.5);
+    obs_.iqr = q(0.75) - q(0.25);
+    obs_.min = t.front();
+    obs_.trials = static_cast<int>(t.size());
     return true;
   }
 
   bool fail(int rc, const std::string& phase) {
-    failed_rc_ = rc;
-    failed_phase_ = phase;
+    obs_.failed_rc = rc;
+    obs_.failed_phase = phase;
     return false;
   }
 
   void check_late_writes(const std::vector<Buffers>& outs,
                          const std::vector<std::vector<std::vector<uint8_t>>>& snaps,
                          const std::string& when) {
-    for (size_t s = 0; s < outs.size() && late_.empty(); ++s)
+    for (size_t s = 0; s < outs.size() && obs_.late.empty(); ++s)
       if (auto m = first_difference(outs[s], snaps[s], out_names_); !m.empty())
-        late_ = fmt::format("{} changed after seed {} {}", m, s, when);
+        obs_.late = fmt::format("{} changed after seed {} {}", m, s, when);
   }
 
   void write_record(const std::string& name, const Buffers& out) {
-    for (const auto& o : out) {
-      size_t off = 0;
-      while (off < o->bytes.size()) {
-        ssize_t n = ::write(out_fd_, o->bytes.data() + off, o->bytes.size() - off);
-        if (n <= 0) throw Error("cannot write the outputs record " + name);
-        off += static_cast<size_t>(n);
-      }
-    }
-    records_.push_back(name);
-  }
-
-  static void sleep_ms(double ms) {
-    timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>(std::fmod(ms, 1000.0) * 1e6)};
-    nanosleep(&ts, nullptr);
+    for (const auto& o : out) records_.append(o->bytes);
+    records_.end_record(name);
   }
 
   int load_error(const std::string& what) {
@@ -365,12 +331,7 @@ class Harness {
   }
 
   int result() {
-    json e = {{"event", "result"},   {"records", records_},         {"input_mutated", mutated_},
-              {"late_write", late_}, {"failed_rc", failed_rc_},     {"failed_phase", failed_phase_},
-              {"median_ms", median_}, {"iqr_ms", iqr_},             {"min_ms", min_},
-              {"trials", trials_},   {"exception", exception_}};
-    e["mixed_unchanged"] = mixed_unchanged_ < 0 ? json(nullptr) : json(mixed_unchanged_ == 1);
-    rep_.emit(e);
+    rep_.emit(obs_.event(records_.names()));
     return 0;
   }
 
@@ -378,13 +339,9 @@ class Harness {
   Reporter rep_;
   int rep_fd_;
   evk_forward_fn fn_ = nullptr;
-  int out_fd_ = -1;
-  std::vector<std::string> out_names_, records_;
-  std::string mutated_, late_, failed_phase_, exception_;
-  int failed_rc_ = 0;
-  int mixed_unchanged_ = -1;
-  double median_ = 0, iqr_ = 0, min_ = 0;
-  int trials_ = 0;
+  RecordFile records_;
+  std::vector<std::string> out_names_;
+  Observations obs_;
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 
+#include "../channels.h"
 #include "../sandbox.h"
 #include "device.h"
 #include "device_peaks.h"
@@ -70,29 +71,6 @@ struct Buffer {
   }
 };
 using Buffers = std::vector<std::unique_ptr<Buffer>>;
-
-class Reporter {
- public:
-  explicit Reporter(int fd) : fd_(fd) {}
-  void emit(const json& e) {
-    std::string s = "\n" + e.dump() + "\n";  // a leading newline ends any partial line
-    size_t off = 0;
-    while (off < s.size()) {
-      ssize_t n = ::write(fd_, s.data() + off, s.size() - off);
-      if (n <= 0) throw Error("lost the verdict channel");
-      off += static_cast<size_t>(n);
-    }
-  }
-
- private:
-  int fd_;
-};
-
-double now_ms() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-}
 
 std::vector<std::vector<Tensor>> load_seeds(const RunnerJob& job) {
   std::vector<std::vector<Tensor>> seeds;
@@ -193,7 +171,7 @@ class Harness {
     for (const auto& o : job_.outputs) out_names_.push_back(o.name);
     int out_fd = ::open(job_.outputs_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (out_fd < 0) throw_errno("cannot create " + job_.outputs_path);
-    out_fd_ = out_fd;
+    records_.open(out_fd);
 
     // The context, the L2 flush buffer and the device's peaks come first: all of it is the
     // runner's own code and may open device files, which the filter forbids afterwards.
@@ -281,23 +259,23 @@ class Harness {
                static_cast<int32_t>(vo.size()));
       if (timed) check(cudaEventRecord(stop_.get(), 0), "cudaEventRecord");
     } catch (const std::bad_alloc&) {
-      exception_ = "std::bad_alloc (out of memory)";
+      obs_.exception = "std::bad_alloc (out of memory)";
     } catch (const std::exception& e) {
-      exception_ = e.what();
+      obs_.exception = e.what();
     } catch (...) {
-      exception_ = "an exception that is not a std::exception";
+      obs_.exception = "an exception that is not a std::exception";
     }
     cudaError_t launch = cudaGetLastError();
     cudaError_t done = cudaDeviceSynchronize();
-    if (exception_.empty() && (launch != cudaSuccess || done != cudaSuccess))
-      exception_ = call_error_text(launch != cudaSuccess ? launch : done);
-    if (!exception_.empty()) {
-      failed_phase_ = phase;
+    if (obs_.exception.empty() && (launch != cudaSuccess || done != cudaSuccess))
+      obs_.exception = call_error_text(launch != cudaSuccess ? launch : done);
+    if (!obs_.exception.empty()) {
+      obs_.failed_phase = phase;
       return false;
     }
     if (rc != 0) {
-      failed_rc_ = rc;
-      failed_phase_ = phase;
+      obs_.failed_rc = rc;
+      obs_.failed_phase = phase;
       return false;
     }
     return true;
@@ -305,9 +283,9 @@ class Harness {
 
   void note_mutation(const Buffers& in, const std::vector<Tensor>& values,
                      const std::string& when) {
-    if (!mutated_.empty()) return;
+    if (!obs_.mutated.empty()) return;
     if (auto m = first_difference(snapshot(in), pristine(values), in, job_.abi); !m.empty())
-      mutated_ = m + " " + when;
+      obs_.mutated = m + " " + when;
   }
 
   // Seed 1's inputs except a sparse comb of seed 0's values (the first and last 64 elements and
@@ -342,7 +320,7 @@ class Harness {
     auto got = snapshot(out);
     bool same = true;
     for (size_t i = 0; i < got.size(); ++i) same = same && got[i] == out0[i];
-    mixed_unchanged_ = same ? 1 : 0;
+    obs_.mixed_unchanged = same ? 1 : 0;
     return true;
   }
 
@@ -374,36 +352,24 @@ class Harness {
       size_t hi = std::min(lo + 1, t.size() - 1);
       return t[lo] + (t[hi] - t[lo]) * (x - static_cast<double>(lo));
     };
-    median_ = q(0.5);
-    iqr_ = q(0.75) - q(0.25);
-    min_ = t.front();
-    trials_ = static_cast<int>(t.size());
+    obs_.median = q(0.5);
+    obs_.iqr = q(0.75) - q(0.25);
+    obs_.min = t.front();
+    obs_.trials = static_cast<int>(t.size());
     return true;
   }
 
   void check_late_writes(const std::vector<Buffers>& outs,
                          const std::vector<std::vector<Bytes>>& snaps) {
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    for (size_t s = 0; s < outs.size() && late_.empty(); ++s)
+    for (size_t s = 0; s < outs.size() && obs_.late.empty(); ++s)
       if (auto m = first_difference(snapshot(outs[s]), snaps[s], outs[s], out_names_); !m.empty())
-        late_ = fmt::format("{} changed after seed {} returned", m, s);
+        obs_.late = fmt::format("{} changed after seed {} returned", m, s);
   }
 
   void write_record(const std::string& name, const std::vector<Bytes>& out) {
-    for (const auto& o : out) {
-      size_t off = 0;
-      while (off < o.size()) {
-        ssize_t n = ::write(out_fd_, o.data() + off, o.size() - off);
-        if (n <= 0) throw Error("cannot write the outputs record " + name);
-        off += static_cast<size_t>(n);
-      }
-    }
-    records_.push_back(name);
-  }
-
-  static void sleep_ms(double ms) {
-    timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>(std::fmod(ms, 1000.0) * 1e6)};
-    nanosleep(&ts, nullptr);
+    for (const auto& o : out) records_.append(o);
+    records_.end_record(name);
   }
 
   int load_error(const std::string& what) {
@@ -412,11 +378,7 @@ class Harness {
   }
 
   int result() {
-    json e = {{"event", "result"},    {"records", records_},     {"input_mutated", mutated_},
-              {"late_write", late_},  {"failed_rc", failed_rc_}, {"failed_phase", failed_phase_},
-              {"median_ms", median_}, {"iqr_ms", iqr_},          {"min_ms", min_},
-              {"trials", trials_},    {"exception", exception_}};
-    e["mixed_unchanged"] = mixed_unchanged_ < 0 ? json(nullptr) : json(mixed_unchanged_ == 1);
+    json e = obs_.event(records_.names());
     e["device_peaks"] = {{"gbps", device_gbps_}, {"gflops", device_gflops_}};
     rep_.emit(e);
     return 0;
@@ -426,17 +388,13 @@ class Harness {
   Reporter rep_;
   int rep_fd_;
   evk_forward_fn fn_ = nullptr;
-  int out_fd_ = -1;
+  RecordFile records_;
   DevicePtr flush_;
   size_t flush_bytes_ = 0;
   Event start_, stop_;
   double device_gbps_ = 0, device_gflops_ = 0;
-  std::vector<std::string> out_names_, records_;
-  std::string mutated_, late_, failed_phase_, exception_;
-  int failed_rc_ = 0;
-  int mixed_unchanged_ = -1;
-  double median_ = 0, iqr_ = 0, min_ = 0;
-  int trials_ = 0;
+  std::vector<std::string> out_names_;
+  Observations obs_;
 };
 
 }  // namespace
