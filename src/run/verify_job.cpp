@@ -13,6 +13,14 @@ namespace evk {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// Every field travels; a missing one is an error (the job was written by another build).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(VerifyOptions, backend, seeds, atol, rtol, rel_norm_bound,
+                                   threads, compile_timeout_s, run_timeout_s, address_space_mb,
+                                   timing_budget_ms, timing_max_trials, use_cache,
+                                   too_fast_fraction, static_source_gate)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OracleOptions, max_elements, threads, timing_runs, timeout_s,
+                                   python)
+
 namespace {
 
 json task_json(const TaskInfo& t) {
@@ -47,60 +55,6 @@ TaskInfo task_from_json(const json& j) {
   for (const auto& [k, v] : fitted.items())
     t.fitted[k] = {v.at(0).get<int64_t>(), v.at(1).get<int64_t>()};
   return t;
-}
-
-json verify_json(const VerifyOptions& o) {
-  return {{"backend", o.backend},
-          {"seeds", o.seeds},
-          {"atol", o.atol},
-          {"rtol", o.rtol},
-          {"rel_norm_bound", o.rel_norm_bound},
-          {"threads", o.threads},
-          {"compile_timeout_s", o.compile_timeout_s},
-          {"run_timeout_s", o.run_timeout_s},
-          {"address_space_mb", o.address_space_mb},
-          {"timing_budget_ms", o.timing_budget_ms},
-          {"timing_max_trials", o.timing_max_trials},
-          {"use_cache", o.use_cache},
-          {"too_fast_fraction", o.too_fast_fraction},
-          {"static_source_gate", o.static_source_gate}};
-}
-
-VerifyOptions verify_from_json(const json& j) {
-  VerifyOptions o;
-  o.backend = j.at("backend");
-  o.seeds = j.at("seeds");
-  o.atol = j.at("atol");
-  o.rtol = j.at("rtol");
-  o.rel_norm_bound = j.at("rel_norm_bound");
-  o.threads = j.at("threads");
-  o.compile_timeout_s = j.at("compile_timeout_s");
-  o.run_timeout_s = j.at("run_timeout_s");
-  o.address_space_mb = j.at("address_space_mb");
-  o.timing_budget_ms = j.at("timing_budget_ms");
-  o.timing_max_trials = j.at("timing_max_trials");
-  o.use_cache = j.at("use_cache");
-  o.too_fast_fraction = j.at("too_fast_fraction");
-  o.static_source_gate = j.at("static_source_gate");
-  return o;
-}
-
-json oracle_json(const OracleOptions& o) {
-  return {{"max_elements", o.max_elements},
-          {"threads", o.threads},
-          {"timing_runs", o.timing_runs},
-          {"timeout_s", o.timeout_s},
-          {"python", o.python}};
-}
-
-OracleOptions oracle_from_json(const json& j) {
-  OracleOptions o;
-  o.max_elements = j.at("max_elements");
-  o.threads = j.at("threads");
-  o.timing_runs = j.at("timing_runs");
-  o.timeout_s = j.at("timeout_s");
-  o.python = j.at("python");
-  return o;
 }
 
 // The node may not see the controller's task folder (a suite outside the shared filesystem):
@@ -139,8 +93,8 @@ json to_json(const VerifyJob& job) {
   return {{"format", 1},
           {"task", task_json(job.task)},
           {"source", job.source},
-          {"verify", verify_json(job.verify)},
-          {"oracle", oracle_json(job.oracle)},
+          {"verify", job.verify},
+          {"oracle", job.oracle},
           {"workspace", job.workspace.string()},
           {"scratch", job.scratch.string()}};
 }
@@ -154,8 +108,8 @@ VerifyJob verify_job_from_json(const json& j) {
     VerifyJob job;
     job.task = task_from_json(j.at("task"));
     job.source = j.at("source");
-    job.verify = verify_from_json(j.at("verify"));
-    job.oracle = oracle_from_json(j.at("oracle"));
+    job.verify = j.at("verify").get<VerifyOptions>();
+    job.oracle = j.at("oracle").get<OracleOptions>();
     job.workspace = j.at("workspace").get<std::string>();
     job.scratch = j.value("scratch", "");
     return job;
