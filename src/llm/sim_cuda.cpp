@@ -6,343 +6,131 @@
 // and a product (matmul, mm, nn.Linear), each followed by an optional elementwise epilogue
 // fused into its store. Anything else is reported as an op without a template, as the CPU
 // generator does. Pitfalls from the shared table are written into the code where named.
-#include <cctype>
-#include <functional>
-#include <map>
-#include <optional>
+// The graph reading is shared with the OpenCL generator (sim_device.h); this file holds the
+// CUDA text and the checks where CUDA's templates differ.
 #include <sstream>
 
-#include "llm/sim_internal.h"
+#include "llm/sim_device.h"
 
 namespace evk::sim {
 namespace {
 
-using Expr = std::function<std::string(const std::string& v, const std::string& idx)>;
-
-std::string flt(double v) {
-  std::ostringstream s;
-  s.precision(9);
-  s << v;
-  std::string t = s.str();
-  if (t.find_first_of(".eEn") == std::string::npos) t += ".0";
-  return t + "f";
-}
-
-// The unary elementwise ops, as expressions of v (float) with their keyword arguments.
-std::optional<std::string> unary(const std::string& t, const FxOp& op, const std::string& v,
-                                 bool& math) {
-  auto kw = [&](const char* name, double def) {
-    const Py* x = op.kind == "call_module" ? op.module.get(name) : op.kwargs.get(name);
-    if (!x && op.kind != "call_module" && op.args.items.size() > 1 && op.args.items[1].is_num())
-      x = &op.args.items[1];
-    return x && x->is_num() ? x->num() : def;
-  };
-  math = true;
-  if (t == "relu") return "fmaxf(" + v + ", 0.0f)";
-  if (t == "relu6") return "fminf(fmaxf(" + v + ", 0.0f), 6.0f)";
-  if (t == "sigmoid") return "1.0f / (1.0f + expf(-" + v + "))";
-  if (t == "tanh") return "tanhf(" + v + ")";
-  if (t == "silu") return v + " / (1.0f + expf(-" + v + "))";
-  if (t == "exp") return "expf(" + v + ")";
-  if (t == "abs") return "fabsf(" + v + ")";
-  if (t == "neg") return "(-" + v + ")";
-  if (t == "sqrt") return "sqrtf(" + v + ")";
-  if (t == "softsign") return v + " / (1.0f + fabsf(" + v + "))";
-  if (t == "softplus") return "(" + v + " > 20.0f ? " + v + " : log1pf(expf(" + v + ")))";
-  if (t == "mish") return v + " * tanhf(" + v + " > 20.0f ? " + v + " : log1pf(expf(" + v + ")))";
-  if (t == "hardsigmoid") return "fminf(fmaxf(" + v + " / 6.0f + 0.5f, 0.0f), 1.0f)";
-  if (t == "hardswish") return v + " * fminf(fmaxf(" + v + " + 3.0f, 0.0f), 6.0f) / 6.0f";
-  if (t == "leaky_relu")
-    return "(" + v + " > 0.0f ? " + v + " : " + flt(kw("negative_slope", 0.01)) + " * " + v + ")";
-  if (t == "elu")
-    return "(" + v + " > 0.0f ? " + v + " : " + flt(kw("alpha", 1.0)) + " * (expf(" + v +
-           ") - 1.0f))";
-  if (t == "hardtanh")
-    return "fminf(fmaxf(" + v + ", " + flt(kw("min_val", -1.0)) + "), " + flt(kw("max_val", 1.0)) +
-           ")";
-  if (t == "gelu") {
-    const Py* a =
-        op.kind == "call_module" ? op.module.get("approximate") : op.kwargs.get("approximate");
-    if (a && a->kind == Py::kStr && a->s == "tanh")
-      return "0.5f * " + v + " * (1.0f + tanhf(0.7978845608f * (" + v + " + 0.044715f * " + v +
-             " * " + v + " * " + v + ")))";
-    return "0.5f * " + v + " * (1.0f + erff(" + v + " * 0.70710678f))";
-  }
-  math = false;
-  return std::nullopt;
-}
-
-struct Operand {
-  int input = -1;  // in[k]
-  int64_t numel = 0;
-  bool broadcast = false;  // a trailing-dims operand smaller than the main value
-};
-
-enum class Main { kElementwise, kRow, kReduce, kProduct };
-
-class CudaGen {
+class CudaGen : public DeviceGen {
  public:
-  CudaGen(const PromptView& p, const Plan& plan) : p_(p), plan_(plan) {}
-
-  GenResult run() {
-    GenResult r;
+  CudaGen(const PromptView& p, const Plan& plan) : DeviceGen(p, plan) {
+    src_ = 0;
     feat_.cuda = true;
-    try {
-      walk();
-    } catch (const std::string& why) {
-      r.ok = false;
-      r.unknown_ops.push_back(why);
-      r.code = "// The offline coder has no CUDA template for: " + why + "\n";
-      r.features = feat_;
-      return r;
-    }
-    set_features();
-    r.code = assemble();
-    r.features = feat_;
-    return r;
   }
 
  private:
-  bool pit(const char* n) const { return plan_.pitfalls.count(n) > 0; }
-  bool move(const char* n) const { return plan_.has_move(n); }
+  const char* language() const override { return "CUDA"; }
+  const char* math_suffix() const override { return "f"; }
+  void on_elementwise(bool is_unary) override { uses_math_ = uses_math_ || is_unary; }
 
-  const TensorLine* tensor(const std::string& name) const {
-    for (const auto& t : p_.tensors)
-      if (t.name == name) return &t;
-    return nullptr;
-  }
-  static int64_t numel(const std::vector<int64_t>& s) {
-    int64_t n = 1;
-    for (int64_t d : s) n *= d;
-    return n;
-  }
-
-  // Which value a node argument names: "main" or an input index.
-  int input_of(const Py& arg) const {
-    if (arg.kind != Py::kName) return -2;
-    auto it = placeholders_.find(arg.s);
-    return it == placeholders_.end() ? -2 : it->second;
-  }
-  bool is_main(const Py& arg) const { return arg.kind == Py::kName && arg.s == main_node_; }
-
-  void start_main_from(const Py& arg, const std::string& node) {
-    if (main_node_.empty()) {
-      int k = input_of(arg);
-      if (k < 0) throw std::string(node + " (its operand is not a forward input)");
-      src_ = k;
-    } else if (!is_main(arg)) {
-      throw std::string(node + " (the graph branches)");
-    }
-    main_node_ = node;
-  }
-
-  void walk() {
-    int next_input = 0;
-    for (const auto& t : p_.tensors)
-      if (t.output && t.index == 0) out_shape_ = t.shape;
-    for (const FxOp& op : p_.ops) {
-      if (op.kind == "placeholder") {
-        placeholders_[op.name] = next_input++;
-        continue;
-      }
-      if (op.kind == "output") {
-        const Py& a = op.args.items.empty() ? Py{} : op.args.items[0];
-        if (!is_main(a)) throw std::string("outputs other than one computed tensor");
-        continue;
-      }
-      if (op.kind == "get_attr") throw std::string(op.name + " (get_attr)");
-      std::string t = op.target;
-      if (op.kind == "call_module") t = "module:" + op.module.s;
-      static const std::map<std::string, std::string> kMod = {{"module:ReLU", "relu"},
-                                                              {"module:ReLU6", "relu6"},
-                                                              {"module:Sigmoid", "sigmoid"},
-                                                              {"module:Tanh", "tanh"},
-                                                              {"module:SiLU", "silu"},
-                                                              {"module:GELU", "gelu"},
-                                                              {"module:Mish", "mish"},
-                                                              {"module:Softsign", "softsign"},
-                                                              {"module:Hardsigmoid", "hardsigmoid"},
-                                                              {"module:Hardswish", "hardswish"},
-                                                              {"module:LeakyReLU", "leaky_relu"},
-                                                              {"module:ELU", "elu"},
-                                                              {"module:Hardtanh", "hardtanh"},
-                                                              {"module:Softplus", "softplus"},
-                                                              {"module:Softmax", "softmax"},
-                                                              {"module:LogSoftmax", "log_softmax"},
-                                                              {"module:LayerNorm", "layer_norm"},
-                                                              {"module:Linear", "linear"}};
-      if (auto it = kMod.find(t); it != kMod.end()) t = it->second;
-      const Py& a0 = op.args.items.empty() ? Py{} : op.args.items[0];
-      bool math = false;
-      if (unary(t, op, "v", math)) {
-        start_main_from(a0, op.name);
-        uses_math_ = uses_math_ || math;
-        chain_.push_back([t, op](const std::string& v, const std::string&) {
-          bool m = false;
-          return "(" + *unary(t, op, v, m) + ")";
-        });
-        continue;
-      }
-      if (t == "add" || t == "sub" || t == "mul" || t == "truediv" || t == "div") {
-        binary(op, t);
-        continue;
-      }
-      if (main_kind_ != Main::kElementwise || !chain_.empty() || !main_node_.empty())
-        throw std::string(op.name + " (" + t + " after other operators)");
-      if (t == "softmax" || t == "log_softmax") {
-        int dim = static_cast<int>(op.kind == "call_module"
-                                       ? (op.module.get("dim") ? op.module.get("dim")->num() : -1)
-                                       : (op.kwargs.get("dim")       ? op.kwargs.get("dim")->num()
-                                          : op.args.items.size() > 1 ? op.args.items[1].num()
-                                                                     : -1));
-        const TensorLine* x = input_tensor(a0, op.name);
-        if (dim != -1 && dim != static_cast<int>(x->shape.size()) - 1)
-          throw std::string(op.name + " (softmax over a dimension other than the last)");
-        main_kind_ = Main::kRow;
-        row_op_ = t;
-      } else if (t == "layer_norm") {
-        const TensorLine* x = input_tensor(a0, op.name);
-        (void)x;
-        if (op.kind != "call_module") throw std::string(op.name + " (functional layer_norm)");
-        const TensorLine* w = tensor("param." + op.target + ".weight");
-        const TensorLine* b = tensor("param." + op.target + ".bias");
-        if (!w || !b || w->shape.size() != 1)
-          throw std::string(op.name + " (LayerNorm without affine or over several dims)");
-        ln_w_ = w->index;
-        ln_b_ = b->index;
-        const Py* eps = op.module.get("eps");
-        ln_eps_ = eps && eps->is_num() ? eps->num() : 1e-5;
-        main_kind_ = Main::kRow;
-        row_op_ = "layer_norm";
-      } else if (t == "sum" || t == "mean" || t == "amax" || t == "amin") {
-        const TensorLine* x = input_tensor(a0, op.name);
-        const Py* d = op.kwargs.get("dim");
-        if (!d && op.args.items.size() > 1) d = &op.args.items[1];
-        if (!d) throw std::string(op.name + " (a reduction over every dimension)");
-        int64_t dim = d->is_seq() ? (d->items.size() == 1 ? d->items[0].i : 1000) : d->i;
-        int rank = static_cast<int>(x->shape.size());
-        if (dim < 0) dim += rank;
-        if (dim < 0 || dim >= rank)
-          throw std::string(op.name + " (a reduction over several dimensions)");
-        red_dim_ = static_cast<int>(dim);
-        red_op_ = t;
-        main_kind_ = Main::kReduce;
-      } else if (t == "matmul" || t == "mm") {
-        const TensorLine* x = input_tensor(a0, op.name);
-        int kb = op.args.items.size() > 1 ? input_of(op.args.items[1]) : -2;
-        if (kb < 0 || x->shape.size() != 2)
-          throw std::string(op.name + " (a product that is not 2-D input @ input)");
-        mm_b_ = kb;
-        main_kind_ = Main::kProduct;
-      } else if (t == "linear") {
-        const TensorLine* x = input_tensor(a0, op.name);
-        if (op.kind != "call_module" || x->shape.size() != 2)
-          throw std::string(op.name + " (functional or batched linear)");
-        const TensorLine* w = tensor("param." + op.target + ".weight");
-        const TensorLine* b = tensor("param." + op.target + ".bias");
-        if (!w) throw std::string(op.name + " (Linear weight missing)");
-        mm_b_ = w->index;
-        lin_bias_ = b ? b->index : -1;
-        linear_ = true;
-        main_kind_ = Main::kProduct;
-      } else {
-        throw std::string(op.name + " (" + t + ")");
-      }
-      src_ = input_of(a0);
-      main_node_ = op.name;
-    }
-    if (main_node_.empty()) throw std::string("a graph with no operator");
-  }
-
-  const TensorLine* input_tensor(const Py& a, const std::string& node) {
-    int k = input_of(a);
-    if (k < 0) throw std::string(node + " (its operand is not a forward input)");
-    for (const auto& t : p_.tensors)
-      if (!t.output && t.index == k) return &t;
+  // in[k] of a node's operand; CUDA tells a missing tensor line apart.
+  const TensorLine* operand_input(const Py& a, const std::string& node) const {
+    if (input_of(a) < 0) throw std::string(node + " (its operand is not a forward input)");
+    if (const TensorLine* t = input(input_of(a))) return t;
     throw std::string(node + " (unknown input)");
   }
 
-  void binary(const FxOp& op, const std::string& t) {
-    if (op.args.items.size() < 2) throw std::string(op.name + " (" + t + " arguments)");
-    const Py &a = op.args.items[0], &b = op.args.items[1];
-    std::string sym = t == "add" ? "+" : t == "sub" ? "-" : t == "mul" ? "*" : "/";
-    // The running value is the left operand unless the right one is it (or, first in the
-    // graph, unless the left one is a constant).
-    bool main_left = is_main(a) || (main_node_.empty() && input_of(a) >= 0);
-    const Py& mine = main_left ? a : b;
-    const Py& other = main_left ? b : a;
-    if (other.is_num()) {
-      start_main_from(mine, op.name);
-      std::string c = flt(other.num());
-      chain_.push_back([=](const std::string& v, const std::string&) {
-        return main_left ? "(" + v + " " + sym + " " + c + ")"
-                         : "(" + c + " " + sym + " " + v + ")";
-      });
-      return;
-    }
-    int k = input_of(other);
+  const TensorLine* binary_operand(const FxOp& op, const std::string& t, int k,
+                                   const Py& mine) override {
     if (k < 0) throw std::string(op.name + " (" + t + " of two computed values)");
     start_main_from(mine, op.name);
-    const TensorLine* ot = nullptr;
-    for (const auto& x : p_.tensors)
-      if (!x.output && x.index == k) ot = &x;
-    if (!ot) throw std::string(op.name + " (unknown operand)");
-    Operand o{k, numel(ot->shape), numel(ot->shape) != numel(out_shape_)};
-    // Only trailing-dimension broadcasts (a bias per column, a scalar tensor).
-    if (o.broadcast) {
-      size_t r = ot->shape.size();
-      if (r > out_shape_.size()) throw std::string(op.name + " (broadcast)");
-      for (size_t d = 0; d < r; ++d)
-        if (ot->shape[r - 1 - d] != 1 &&
-            ot->shape[r - 1 - d] != out_shape_[out_shape_.size() - 1 - d])
-          throw std::string(op.name + " (broadcast over leading dimensions)");
-      if (numel(ot->shape) != 1)
-        for (size_t d = 0; d < r; ++d)
-          if (ot->shape[r - 1 - d] == 1)
-            throw std::string(op.name + " (broadcast with inner size-1 dims)");
-      feat_.has_broadcast = true;
-    }
-    operands_.push_back(o);
-    std::string ptr = "t" + std::to_string(k);
-    bool ignore = pit("broadcast_ignored");
-    chain_.push_back([=](const std::string& v, const std::string& idx) {
-      std::string e = o.broadcast && !ignore
-                          ? ptr + "[(" + idx + ") % " + std::to_string(o.numel) + "]"
-                          : ptr + "[" + idx + "]";
-      return main_left ? "(" + v + " " + sym + " " + e + ")" : "(" + e + " " + sym + " " + v + ")";
-    });
+    if (const TensorLine* ot = input(k)) return ot;
+    throw std::string(op.name + " (unknown operand)");
   }
 
-  void set_features() {
-    feat_.uses_math = uses_math_ || main_kind_ == Main::kRow;
+  // Only trailing-dimension broadcasts (a bias per column, a scalar tensor).
+  void check_broadcast(const FxOp& op, const TensorLine& ot, const Operand& o) const override {
+    size_t r = ot.shape.size();
+    for (size_t d = 0; d < r; ++d)
+      if (ot.shape[r - 1 - d] != 1 && ot.shape[r - 1 - d] != out_shape_[out_shape_.size() - 1 - d])
+        throw std::string(op.name + " (broadcast over leading dimensions)");
+    if (o.numel != 1)
+      for (size_t d = 0; d < r; ++d)
+        if (ot.shape[r - 1 - d] == 1)
+          throw std::string(op.name + " (broadcast with inner size-1 dims)");
+  }
+
+  void layer(const FxOp& op, const std::string& t, const Py& a0) override {
+    if (t == "softmax" || t == "log_softmax")
+      softmax(op, t, a0);
+    else if (t == "layer_norm")
+      layer_norm(op, a0);
+    else if (t == "sum" || t == "mean" || t == "amax" || t == "amin")
+      reduction(op, t, static_cast<int>(operand_input(a0, op.name)->shape.size()));
+    else if (t == "matmul" || t == "mm")
+      matmul(op, a0);
+    else if (t == "linear")
+      linear(op, a0);
+    else
+      throw std::string(op.name + " (" + t + ")");
+  }
+
+  void softmax(const FxOp& op, const std::string& t, const Py& a0) {
+    int dim = static_cast<int>(op.kind == "call_module"
+                                   ? (op.module.get("dim") ? op.module.get("dim")->num() : -1)
+                                   : (op.kwargs.get("dim")       ? op.kwargs.get("dim")->num()
+                                      : op.args.items.size() > 1 ? op.args.items[1].num()
+                                                                 : -1));
+    const TensorLine* x = operand_input(a0, op.name);
+    if (dim != -1 && dim != static_cast<int>(x->shape.size()) - 1)
+      throw std::string(op.name + " (softmax over a dimension other than the last)");
+    main_ = Main::kRow;
+    row_op_ = t;
+  }
+
+  void layer_norm(const FxOp& op, const Py& a0) {
+    operand_input(a0, op.name);
+    if (op.kind != "call_module") throw std::string(op.name + " (functional layer_norm)");
+    const TensorLine* w = tensor("param." + op.target + ".weight");
+    const TensorLine* b = tensor("param." + op.target + ".bias");
+    if (!w || !b || w->shape.size() != 1)
+      throw std::string(op.name + " (LayerNorm without affine or over several dims)");
+    ln_w_ = w->index;
+    ln_b_ = b->index;
+    const Py* eps = op.module.get("eps");
+    ln_eps_ = eps && eps->is_num() ? eps->num() : 1e-5;
+    main_ = Main::kRow;
+    row_op_ = "layer_norm";
+  }
+
+  void matmul(const FxOp& op, const Py& a0) {
+    const TensorLine* x = operand_input(a0, op.name);
+    int kb = op.args.items.size() > 1 ? input_of(op.args.items[1]) : -2;
+    if (kb < 0 || x->shape.size() != 2)
+      throw std::string(op.name + " (a product that is not 2-D input @ input)");
+    mm_b_ = kb;
+    main_ = Main::kProduct;
+  }
+
+  void linear(const FxOp& op, const Py& a0) {
+    const TensorLine* x = operand_input(a0, op.name);
+    if (op.kind != "call_module" || x->shape.size() != 2)
+      throw std::string(op.name + " (functional or batched linear)");
+    const TensorLine* w = tensor("param." + op.target + ".weight");
+    const TensorLine* b = tensor("param." + op.target + ".bias");
+    if (!w) throw std::string(op.name + " (Linear weight missing)");
+    mm_b_ = w->index;
+    lin_bias_ = b ? b->index : -1;
+    linear_ = true;
+    main_ = Main::kProduct;
+  }
+
+  void set_features() override {
+    feat_.uses_math = uses_math_ || main_ == Main::kRow;
     if (p_.refine) {
       // Refining moves on CUDA: omp (grid-stride loops), simd (float4), tile (shared-memory
       // tiles for products). The CPU-only moves (fuse, notemps, reorder) never apply.
-      feat_.tileable = main_kind_ == Main::kProduct;
+      feat_.tileable = main_ == Main::kProduct;
       for (const auto& t : p_.tensors)
-        if (t.output && main_kind_ == Main::kProduct)
+        if (t.output && main_ == Main::kProduct)
           for (int64_t d : t.shape) feat_.tile_tail_bites = feat_.tile_tail_bites || d % 32 != 0;
       return;
     }
-    feat_.final_copy = main_kind_ == Main::kElementwise;
-    feat_.has_product = main_kind_ == Main::kProduct;
-    feat_.has_softmax = main_kind_ == Main::kRow && row_op_ != "layer_norm";
-    feat_.has_reduction = main_kind_ == Main::kRow;
-    feat_.accum_final = main_kind_ == Main::kReduce && (red_op_ == "sum" || red_op_ == "mean");
-    if (main_kind_ == Main::kReduce && red_op_ == "mean") {
-      const TensorLine* x = nullptr;
-      for (const auto& t : p_.tensors)
-        if (!t.output && t.index == src_) x = &t;
-      if (x && red_dim_ + 1 < static_cast<int>(x->shape.size()) &&
-          x->shape[red_dim_] != x->shape.back())
-        feat_.has_mean = true;
-    }
-  }
-
-  std::string epilogue(const std::string& v, const std::string& idx) const {
-    std::string e = v;
-    for (const auto& f : chain_) e = f(e, idx);
-    return e;
+    draft_features();
   }
 
   std::string operand_params() const {
@@ -374,7 +162,7 @@ class CudaGen {
   std::string kernels() const {
     std::ostringstream s;
     std::string out_guard = pit("off_by_one_write") ? "n - 1" : "n";
-    switch (main_kind_) {
+    switch (main_) {
       case Main::kElementwise:
         if (move("simd") && operands_.empty()) {
           s << "__global__ void fused4(const float4* __restrict__ x, float4* __restrict__ y, "
@@ -547,7 +335,7 @@ class CudaGen {
     if (pit("cuda_host_deref"))
       s << "  // Reject NaN inputs up front.\n"
         << "  if (" << x << "[0] != " << x << "[0]) return 3;\n";
-    switch (main_kind_) {
+    switch (main_) {
       case Main::kElementwise: {
         s << "  const int64_t n = evk_numel(&out[0]);\n  if (n == 0) return 0;\n";
         std::string grid = move("omp") ? "blocks < 4096 ? blocks : 4096" : "blocks";
@@ -616,12 +404,7 @@ class CudaGen {
   std::string assemble() const {
     std::ostringstream s;
     for (const std::string& p : plan_.pitfalls) s << "// evk-pitfall: " << p << "\n";
-    s << "// evk-sim-moves:";
-    for (size_t k = 0; k < plan_.moves.size(); ++k) {
-      s << (k ? "," : " ") << plan_.moves[k].first;
-      if (plan_.moves[k].second) s << ":" << plan_.moves[k].second;
-    }
-    if (plan_.moves.empty()) s << " none";
+    s << moves_line();
     s << "\n// Written by evokernel's offline coder (sim) from CUDA templates; not a language "
          "model.\n";
     if (!(pit("missing_header") && feat_.uses_math)) s << "#include \"evokernel/kernel_abi.h\"\n";
@@ -645,23 +428,7 @@ class CudaGen {
     return n;
   }
 
-  const PromptView& p_;
-  const Plan& plan_;
-  Features feat_;
-  std::map<std::string, int> placeholders_;
-  std::string main_node_;
-  Main main_kind_ = Main::kElementwise;
-  int src_ = 0;
-  std::vector<Expr> chain_;
-  std::vector<Operand> operands_;
-  std::vector<int64_t> out_shape_;
   bool uses_math_ = false;
-  std::string row_op_, red_op_;
-  int red_dim_ = 0;
-  int ln_w_ = -1, ln_b_ = -1;
-  double ln_eps_ = 1e-5;
-  int mm_b_ = -1, lin_bias_ = -1;
-  bool linear_ = false;
 };
 
 }  // namespace

@@ -9,287 +9,97 @@
 // written into the code where the plan names them, with `// evk-pitfall: NAME` markers.
 // Refining moves: simd (float4 loads for elementwise chains), reorder (one work-item per row
 // instead of a __local tree reduction), tile (16x16 __local tiles for products), omp (larger
-// work-groups).
-#include <functional>
-#include <map>
-#include <optional>
+// work-groups). The graph reading is shared with the CUDA generator (sim_device.h); this file
+// holds the OpenCL text and the checks where OpenCL's templates differ.
+#include <algorithm>
 #include <set>
 #include <sstream>
 
-#include "llm/sim_internal.h"
+#include "llm/sim_device.h"
 
 namespace evk::sim {
 namespace {
 
-std::string flt(double v) {
-  std::ostringstream s;
-  s.precision(9);
-  s << v;
-  std::string t = s.str();
-  if (t.find_first_of(".eEn") == std::string::npos) t += ".0";
-  return t + "f";
-}
-
-double kwnum(const FxOp& op, const char* name, double def) {
-  const Py* x = op.kind == "call_module" ? op.module.get(name) : op.kwargs.get(name);
-  if (!x && op.kind != "call_module" && op.args.items.size() > 1 && op.args.items[1].is_num())
-    x = &op.args.items[1];
-  return x && x->is_num() ? x->num() : def;
-}
-
-// Unary elementwise ops as OpenCL C expressions of v.
-std::optional<std::string> unary(const std::string& t, const FxOp& op, const std::string& v) {
-  if (t == "relu") return "fmax(" + v + ", 0.0f)";
-  if (t == "relu6") return "fmin(fmax(" + v + ", 0.0f), 6.0f)";
-  if (t == "sigmoid") return "1.0f / (1.0f + exp(-" + v + "))";
-  if (t == "tanh") return "tanh(" + v + ")";
-  if (t == "silu") return v + " / (1.0f + exp(-" + v + "))";
-  if (t == "exp") return "exp(" + v + ")";
-  if (t == "abs") return "fabs(" + v + ")";
-  if (t == "neg") return "(-" + v + ")";
-  if (t == "sqrt") return "sqrt(" + v + ")";
-  if (t == "softsign") return v + " / (1.0f + fabs(" + v + "))";
-  if (t == "softplus") return "(" + v + " > 20.0f ? " + v + " : log1p(exp(" + v + ")))";
-  if (t == "mish") return v + " * tanh(" + v + " > 20.0f ? " + v + " : log1p(exp(" + v + ")))";
-  if (t == "hardsigmoid") return "fmin(fmax(" + v + " / 6.0f + 0.5f, 0.0f), 1.0f)";
-  if (t == "hardswish") return v + " * fmin(fmax(" + v + " + 3.0f, 0.0f), 6.0f) / 6.0f";
-  if (t == "leaky_relu")
-    return "(" + v + " > 0.0f ? " + v + " : " + flt(kwnum(op, "negative_slope", 0.01)) + " * " + v +
-           ")";
-  if (t == "elu")
-    return "(" + v + " > 0.0f ? " + v + " : " + flt(kwnum(op, "alpha", 1.0)) + " * (exp(" + v +
-           ") - 1.0f))";
-  if (t == "hardtanh")
-    return "fmin(fmax(" + v + ", " + flt(kwnum(op, "min_val", -1.0)) + "), " +
-           flt(kwnum(op, "max_val", 1.0)) + ")";
-  if (t == "gelu") {
-    const Py* a =
-        op.kind == "call_module" ? op.module.get("approximate") : op.kwargs.get("approximate");
-    if (a && a->kind == Py::kStr && a->s == "tanh")
-      return "0.5f * " + v + " * (1.0f + tanh(0.7978845608f * (" + v + " + 0.044715f * " + v +
-             " * " + v + " * " + v + ")))";
-    return "0.5f * " + v + " * (1.0f + erf(" + v + " * 0.70710678f))";
-  }
-  return std::nullopt;
-}
-
-struct Operand {
-  int input = -1;
-  int64_t numel = 0;
-  bool broadcast = false;
-};
-
-enum class Main { kElementwise, kRow, kReduce, kProduct };
-
-class OpenClGen {
+class OpenClGen : public DeviceGen {
  public:
-  OpenClGen(const PromptView& p, const Plan& plan) : p_(p), plan_(plan) {}
-
-  GenResult run() {
-    GenResult r;
-    try {
-      walk();
-    } catch (const std::string& why) {
-      r.ok = false;
-      r.unknown_ops.push_back(why);
-      r.code = "// The offline coder has no OpenCL template for: " + why + "\n";
-      r.features = feat_;
-      return r;
-    }
-    set_features();
-    r.code = assemble();
-    r.features = feat_;
-    return r;
-  }
+  using DeviceGen::DeviceGen;
 
  private:
-  bool pit(const char* n) const { return plan_.pitfalls.count(n) > 0; }
-  bool move(const char* n) const { return plan_.has_move(n); }
-  static int64_t numel(const std::vector<int64_t>& s) {
-    int64_t n = 1;
-    for (int64_t d : s) n *= d;
-    return n;
-  }
-  const TensorLine* tensor(const std::string& name) const {
-    for (const auto& t : p_.tensors)
-      if (t.name == name) return &t;
-    return nullptr;
-  }
-  const TensorLine* input(int k) const {
-    for (const auto& t : p_.tensors)
-      if (!t.output && t.index == k) return &t;
-    return nullptr;
-  }
-  int input_of(const Py& a) const {
-    if (a.kind != Py::kName) return -2;
-    auto it = placeholders_.find(a.s);
-    return it == placeholders_.end() ? -2 : it->second;
-  }
-  bool is_main(const Py& a) const { return a.kind == Py::kName && a.s == main_node_; }
-  const TensorLine* input_tensor(const Py& a, const std::string& node) const {
-    const TensorLine* t = input(input_of(a));
-    if (!t) throw std::string(node + " (its operand is not a forward input)");
-    return t;
-  }
-  void start_main_from(const Py& a, const std::string& node) {
-    if (main_node_.empty()) {
-      src_ = input_of(a);
-      if (src_ < 0) throw std::string(node + " (its operand is not a forward input)");
-    } else if (!is_main(a)) {
-      throw std::string(node + " (the graph branches)");
-    }
-    main_node_ = node;
+  const char* language() const override { return "OpenCL"; }
+  const char* math_suffix() const override { return ""; }
+  void on_elementwise(bool is_unary) override {
+    ++feat_.ew_ops;
+    feat_.uses_math = feat_.uses_math || is_unary;
   }
 
-  void walk() {
-    int next = 0;
-    for (const auto& t : p_.tensors)
-      if (t.output && t.index == 0) out_shape_ = t.shape;
-    static const std::map<std::string, std::string> kMod = {{"ReLU", "relu"},
-                                                            {"ReLU6", "relu6"},
-                                                            {"Sigmoid", "sigmoid"},
-                                                            {"Tanh", "tanh"},
-                                                            {"SiLU", "silu"},
-                                                            {"GELU", "gelu"},
-                                                            {"Mish", "mish"},
-                                                            {"Softsign", "softsign"},
-                                                            {"Hardsigmoid", "hardsigmoid"},
-                                                            {"Hardswish", "hardswish"},
-                                                            {"LeakyReLU", "leaky_relu"},
-                                                            {"ELU", "elu"},
-                                                            {"Hardtanh", "hardtanh"},
-                                                            {"Softplus", "softplus"},
-                                                            {"Softmax", "softmax"},
-                                                            {"LogSoftmax", "log_softmax"},
-                                                            {"LayerNorm", "layer_norm"},
-                                                            {"Linear", "linear"}};
-    for (const FxOp& op : p_.ops) {
-      if (op.kind == "placeholder") {
-        placeholders_[op.name] = next++;
-        continue;
-      }
-      if (op.kind == "output") {
-        if (op.args.items.empty() || !is_main(op.args.items[0]))
-          throw std::string("outputs other than one computed tensor");
-        continue;
-      }
-      if (op.kind == "get_attr") throw std::string(op.name + " (get_attr)");
-      std::string t = op.target;
-      if (op.kind == "call_module") {
-        auto it = kMod.find(op.module.s);
-        t = it == kMod.end() ? "module:" + op.module.s : it->second;
-      }
-      const Py a0 = op.args.items.empty() ? Py{} : op.args.items[0];
-      if (unary(t, op, "v")) {
-        start_main_from(a0, op.name);
-        chain_.push_back([t, op](const std::string& v, const std::string&) {
-          return "(" + *unary(t, op, v) + ")";
-        });
-        ++feat_.ew_ops;
-        feat_.uses_math = true;
-        continue;
-      }
-      if (t == "add" || t == "sub" || t == "mul" || t == "truediv" || t == "div") {
-        binary(op, t);
-        ++feat_.ew_ops;
-        continue;
-      }
-      if (!main_node_.empty()) throw std::string(op.name + " (" + t + " after other operators)");
-      const TensorLine* x = input_tensor(a0, op.name);
-      int rank = static_cast<int>(x->shape.size());
-      if (t == "softmax" || t == "log_softmax") {
-        int dim = static_cast<int>(kwnum(op, "dim", -1));
-        if (dim != -1 && dim != rank - 1)
-          throw std::string(op.name + " (softmax over a dimension other than the last)");
-        main_ = Main::kRow;
-        row_op_ = t;
-      } else if (t == "layer_norm") {
-        const TensorLine* w = tensor("param." + op.target + ".weight");
-        const TensorLine* b = tensor("param." + op.target + ".bias");
-        if (op.kind != "call_module" || !w || !b || w->shape.size() != 1)
-          throw std::string(op.name +
-                            " (LayerNorm without affine, functional or over several dims)");
-        ln_w_ = w->index;
-        ln_b_ = b->index;
-        const Py* eps = op.module.get("eps");
-        ln_eps_ = eps && eps->is_num() ? eps->num() : 1e-5;
-        main_ = Main::kRow;
-        row_op_ = t;
-      } else if (t == "sum" || t == "mean" || t == "amax" || t == "amin") {
-        const Py* d = op.kwargs.get("dim");
-        if (!d && op.args.items.size() > 1) d = &op.args.items[1];
-        if (!d) throw std::string(op.name + " (a reduction over every dimension)");
-        int64_t dim = d->is_seq() ? (d->items.size() == 1 ? d->items[0].i : 1000) : d->i;
-        if (dim < 0) dim += rank;
-        if (dim < 0 || dim >= rank)
-          throw std::string(op.name + " (a reduction over several dimensions)");
-        red_dim_ = static_cast<int>(dim);
-        red_op_ = t;
-        main_ = Main::kReduce;
-      } else if (t == "matmul" || t == "mm") {
-        int kb = op.args.items.size() > 1 ? input_of(op.args.items[1]) : -2;
-        if (kb < 0 || rank != 2 || !input(kb) || input(kb)->shape.size() != 2)
-          throw std::string(op.name + " (a product that is not 2-D input @ input)");
-        mm_b_ = kb;
-        main_ = Main::kProduct;
-      } else if (t == "linear") {
-        const TensorLine* w = tensor("param." + op.target + ".weight");
-        if (op.kind != "call_module" || rank != 2 || !w)
-          throw std::string(op.name + " (functional or batched linear)");
-        const TensorLine* b = tensor("param." + op.target + ".bias");
-        mm_b_ = w->index;
-        lin_bias_ = b ? b->index : -1;
-        linear_ = true;
-        main_ = Main::kProduct;
-      } else {
-        throw std::string(op.name + " (" + t + ")");
-      }
-      src_ = input_of(a0);
-      main_node_ = op.name;
-    }
-    if (main_node_.empty()) throw std::string("a graph with no operator");
-  }
-
-  void binary(const FxOp& op, const std::string& t) {
-    if (op.args.items.size() < 2) throw std::string(op.name + " (" + t + " arguments)");
-    const Py &a = op.args.items[0], &b = op.args.items[1];
-    std::string sym = t == "add" ? "+" : t == "sub" ? "-" : t == "mul" ? "*" : "/";
-    bool left = is_main(a) || (main_node_.empty() && input_of(a) >= 0);
-    const Py& mine = left ? a : b;
-    const Py& other = left ? b : a;
-    if (other.is_num()) {
-      start_main_from(mine, op.name);
-      std::string c = flt(other.num());
-      chain_.push_back([=](const std::string& v, const std::string&) {
-        return left ? "(" + v + " " + sym + " " + c + ")" : "(" + c + " " + sym + " " + v + ")";
-      });
-      return;
-    }
-    int k = input_of(other);
+  const TensorLine* binary_operand(const FxOp& op, const std::string& t, int k,
+                                   const Py& mine) override {
     const TensorLine* ot = input(k);
     if (!ot) throw std::string(op.name + " (" + t + " of two computed values)");
     start_main_from(mine, op.name);
-    Operand o{k, numel(ot->shape), numel(ot->shape) != numel(out_shape_)};
-    if (o.broadcast) {
-      size_t r = ot->shape.size();
-      if (r > out_shape_.size()) throw std::string(op.name + " (broadcast)");
-      for (size_t d = 0; d < r; ++d)
-        if (ot->shape[r - 1 - d] != out_shape_[out_shape_.size() - 1 - d] && o.numel != 1)
-          throw std::string(op.name + " (broadcast over inner or leading size-1 dimensions)");
-      feat_.has_broadcast = true;
-    }
-    operands_.push_back(o);
-    std::string ptr = "t" + std::to_string(k);
-    bool ignore = pit("broadcast_ignored");
-    chain_.push_back([=](const std::string& v, const std::string& idx) {
-      std::string e = o.broadcast && !ignore
-                          ? ptr + "[(" + idx + ") % " + std::to_string(o.numel) + "]"
-                          : ptr + "[" + idx + "]";
-      return left ? "(" + v + " " + sym + " " + e + ")" : "(" + e + " " + sym + " " + v + ")";
-    });
+    return ot;
   }
 
-  void set_features() {
+  void check_broadcast(const FxOp& op, const TensorLine& ot, const Operand& o) const override {
+    size_t r = ot.shape.size();
+    for (size_t d = 0; d < r; ++d)
+      if (ot.shape[r - 1 - d] != out_shape_[out_shape_.size() - 1 - d] && o.numel != 1)
+        throw std::string(op.name + " (broadcast over inner or leading size-1 dimensions)");
+  }
+
+  // The operand is checked before the op is recognised.
+  void layer(const FxOp& op, const std::string& t, const Py& a0) override {
+    int rank = static_cast<int>(input_tensor(a0, op.name)->shape.size());
+    if (t == "softmax" || t == "log_softmax") {
+      int dim = static_cast<int>(kwnum(op, "dim", -1));
+      if (dim != -1 && dim != rank - 1)
+        throw std::string(op.name + " (softmax over a dimension other than the last)");
+      main_ = Main::kRow;
+      row_op_ = t;
+    } else if (t == "layer_norm") {
+      layer_norm(op);
+    } else if (t == "sum" || t == "mean" || t == "amax" || t == "amin") {
+      reduction(op, t, rank);
+    } else if (t == "matmul" || t == "mm" || t == "linear") {
+      product(op, t, rank);
+    } else {
+      throw std::string(op.name + " (" + t + ")");
+    }
+  }
+
+  void layer_norm(const FxOp& op) {
+    const TensorLine* w = tensor("param." + op.target + ".weight");
+    const TensorLine* b = tensor("param." + op.target + ".bias");
+    if (op.kind != "call_module" || !w || !b || w->shape.size() != 1)
+      throw std::string(op.name + " (LayerNorm without affine, functional or over several dims)");
+    ln_w_ = w->index;
+    ln_b_ = b->index;
+    const Py* eps = op.module.get("eps");
+    ln_eps_ = eps && eps->is_num() ? eps->num() : 1e-5;
+    main_ = Main::kRow;
+    row_op_ = "layer_norm";
+  }
+
+  void product(const FxOp& op, const std::string& t, int rank) {
+    if (t != "linear") {
+      int kb = op.args.items.size() > 1 ? input_of(op.args.items[1]) : -2;
+      if (kb < 0 || rank != 2 || !input(kb) || input(kb)->shape.size() != 2)
+        throw std::string(op.name + " (a product that is not 2-D input @ input)");
+      mm_b_ = kb;
+      main_ = Main::kProduct;
+      return;
+    }
+    const TensorLine* w = tensor("param." + op.target + ".weight");
+    if (op.kind != "call_module" || rank != 2 || !w)
+      throw std::string(op.name + " (functional or batched linear)");
+    const TensorLine* b = tensor("param." + op.target + ".bias");
+    mm_b_ = w->index;
+    lin_bias_ = b ? b->index : -1;
+    linear_ = true;
+    main_ = Main::kProduct;
+  }
+
+  void set_features() override {
     feat_.opencl = true;
     feat_.uses_math = feat_.uses_math || main_ == Main::kRow;
     if (p_.refine) {
@@ -298,22 +108,9 @@ class OpenClGen {
       feat_.ew_ops = 0;  // chains are always fused into one kernel here
       return;
     }
-    feat_.final_copy = main_ == Main::kElementwise;
-    feat_.has_product = main_ == Main::kProduct;
-    feat_.has_softmax = main_ == Main::kRow && row_op_ != "layer_norm";
-    feat_.has_reduction = main_ == Main::kRow;
-    feat_.accum_final = main_ == Main::kReduce && (red_op_ == "sum" || red_op_ == "mean");
-    const TensorLine* x = input(src_);
-    feat_.has_mean = main_ == Main::kReduce && red_op_ == "mean" && x &&
-                     red_dim_ + 1 < static_cast<int>(x->shape.size()) &&
-                     x->shape[red_dim_] != x->shape.back();
+    draft_features();
   }
 
-  std::string epilogue(const std::string& v, const std::string& idx) const {
-    std::string e = v;
-    for (const auto& f : chain_) e = f(e, idx);
-    return e;
-  }
   std::string operand_params() const {
     std::string s;
     for (const auto& o : operands_) s += ", __global const float* t" + std::to_string(o.input);
@@ -575,12 +372,7 @@ class OpenClGen {
         "ocl_global_not_rounded", "ocl_missing_barrier", "ocl_arg_type_mismatch"};
     for (const std::string& p : plan_.pitfalls)
       if (kWritten.count(p)) s << "// evk-pitfall: " << p << "\n";
-    s << "// evk-sim-moves:";
-    for (size_t k = 0; k < plan_.moves.size(); ++k) {
-      s << (k ? "," : " ") << plan_.moves[k].first;
-      if (plan_.moves[k].second) s << ":" << plan_.moves[k].second;
-    }
-    if (plan_.moves.empty()) s << " none";
+    s << moves_line();
     s << "\n// Written by evokernel's offline coder (sim) from OpenCL templates; not a language "
          "model.\n";
     if (!(pit("missing_header") && feat_.uses_math)) s << "#include \"evokernel/opencl.h\"\n";
@@ -611,21 +403,6 @@ class OpenClGen {
     for (int k : {mm_b_, lin_bias_, ln_w_, ln_b_}) n = std::max(n, k + 1);
     return n;
   }
-
-  const PromptView& p_;
-  const Plan& plan_;
-  Features feat_;
-  std::map<std::string, int> placeholders_;
-  std::string main_node_;
-  int src_ = -1;
-  std::vector<int64_t> out_shape_;
-  std::vector<std::function<std::string(const std::string&, const std::string&)>> chain_;
-  std::vector<Operand> operands_;
-  Main main_ = Main::kElementwise;
-  std::string row_op_, red_op_;
-  int red_dim_ = 0, mm_b_ = -1, lin_bias_ = -1, ln_w_ = -1, ln_b_ = -1;
-  bool linear_ = false;
-  double ln_eps_ = 1e-5;
 };
 
 }  // namespace

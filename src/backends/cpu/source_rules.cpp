@@ -2,54 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
+#include <algorithm>
 #include <set>
-#include <sstream>
 #include <string_view>
 #include <vector>
 
 namespace evk {
-
-std::string blank_comments_and_strings(const std::string& s, bool strings) {
-  std::string out = s;
-  auto blank = [&](size_t from, size_t to) {
-    for (size_t k = from; k < to && k < out.size(); ++k)
-      if (out[k] != '\n') out[k] = ' ';
-  };
-  size_t i = 0, n = s.size();
-  while (i < n) {
-    if (s.compare(i, 2, "//") == 0) {
-      size_t e = s.find('\n', i);
-      e = e == std::string::npos ? n : e;
-      blank(i, e);
-      i = e;
-    } else if (s.compare(i, 2, "/*") == 0) {
-      size_t e = s.find("*/", i + 2);
-      e = e == std::string::npos ? n : e + 2;
-      blank(i, e);
-      i = e;
-    } else if (s[i] == 'R' && i + 1 < n && s[i + 1] == '"' &&
-               (i == 0 || !(std::isalnum(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '_'))) {
-      size_t paren = s.find('(', i + 2);
-      if (paren == std::string::npos) break;
-      std::string close = ")" + s.substr(i + 2, paren - i - 2) + "\"";
-      size_t e = s.find(close, paren);
-      e = e == std::string::npos ? n : e + close.size();
-      if (strings) blank(i + 1, e);
-      i = e;
-    } else if (s[i] == '"' || s[i] == '\'') {
-      char q = s[i];
-      size_t e = i + 1;
-      while (e < n && s[e] != q && s[e] != '\n') e += s[e] == '\\' ? 2 : 1;
-      e = std::min(n, e + 1);
-      if (strings) blank(i + 1, e - 1);
-      i = e;
-    } else {
-      ++i;
-    }
-  }
-  return out;
-}
 
 namespace {
 
@@ -68,12 +26,7 @@ const std::set<std::string, std::less<>> kIncludes = {
     "tmmintrin.h", "smmintrin.h", "nmmintrin.h", "wmmintrin.h",
 };
 
-struct Rule {
-  std::string_view token;  // a whole identifier, or a prefix when it ends with '*'
-  std::string_view why;
-};
-
-const std::vector<Rule> kForbidden = {
+const std::vector<TokenRule> kForbidden = {
     {"asm", "inline assembly"}, {"__asm__", "inline assembly"}, {"__asm", "inline assembly"},
     {"syscall", "raw system calls"}, {"__builtin_ia32_rdtsc", "reading the time stamp counter"},
     {"__rdtsc", "reading the time stamp counter"}, {"__rdtscp", "reading the time stamp counter"},
@@ -117,38 +70,36 @@ const std::vector<Rule> kForbidden = {
     {"c10", "libtorch (write the kernel yourself)"},
 };
 
-bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-int line_of(const std::string& s, size_t pos) {
-  int line = 1;
-  for (size_t k = 0; k < pos && k < s.size(); ++k) line += s[k] == '\n';
-  return line;
+// OpenMP clauses (sections, atomic write, ...) are benign: `#pragma omp` lines are blanked
+// before the identifier scan (newlines kept, so line numbers hold).
+std::string blank_omp_pragmas(std::string code) {
+  auto skip_blanks = [&](size_t k) {
+    while (k < code.size() && (code[k] == ' ' || code[k] == '\t')) ++k;
+    return k;
+  };
+  for (size_t start = 0; start < code.size();) {
+    size_t end = std::min(code.find('\n', start), code.size());
+    size_t h = skip_blanks(start);
+    size_t k = h < end && code[h] == '#' ? skip_blanks(h + 1) : end;
+    size_t m = code.compare(k, 6, "pragma") == 0 ? skip_blanks(k + 6) : end;
+    if (m < end && code.compare(m, 3, "omp") == 0 &&
+        (m + 3 >= code.size() || !is_ident(code[m + 3])))
+      for (size_t q = h; q < end; ++q) code[q] = ' ';
+    start = end + 1;
+  }
+  return code;
 }
 
-std::optional<std::string> check_includes(const std::string& no_comments) {
-  std::istringstream in(no_comments);
-  std::string line;
-  for (int ln = 1; std::getline(in, line); ++ln) {
-    size_t p = line.find_first_not_of(" \t");
-    if (p == std::string::npos || line[p] != '#') continue;
-    size_t d = line.find_first_not_of(" \t", p + 1);
-    if (d == std::string::npos) continue;
-    std::string_view rest(line.c_str() + d);
-    for (std::string_view bad : {"include_next", "import", "embed"})
-      if (rest.substr(0, bad.size()) == bad)
-        return fmt::format("line {}: #{} is not allowed: use #include of a whitelisted header", ln, bad);
-    if (rest.substr(0, 7) != "include") continue;
-    size_t open = line.find_first_of("<\"", d + 7);
-    size_t close = open == std::string::npos ? open : line.find_first_of(">\"", open + 1);
-    if (open == std::string::npos || close == std::string::npos)
-      return fmt::format("line {}: #include must name a header in <> or \"\" (no macros)", ln);
-    std::string header = line.substr(open + 1, close - open - 1);
-    if (!kIncludes.count(header))
-      return fmt::format(
-          "line {}: #include <{}> is not allowed: only the C/C++ math, algorithm and container "
-          "headers, <omp.h>, the x86 intrinsics headers and \"evokernel/kernel_abi.h\" may be "
-          "included",
-          ln, header);
+std::optional<std::string> check_token(const std::string& code, std::string_view tok, size_t i,
+                                       size_t j) {
+  for (const auto& r : kForbidden) {
+    bool hit = token_matches(r.token, tok);
+    // `at` and `torch` only as namespaces (at::, torch::): `at` is a common variable name.
+    if (hit && (r.token == "at" || r.token == "torch" || r.token == "c10"))
+      hit = followed_by_scope(code, j);
+    if (hit)
+      return fmt::format("line {}: `{}` is not allowed in a kernel: {}", line_of(code, i), tok,
+                         r.why);
   }
   return std::nullopt;
 }
@@ -158,58 +109,20 @@ std::optional<std::string> check_includes(const std::string& no_comments) {
 std::optional<std::string> check_cpu_source(const std::string& src) {
   if (src.find_first_not_of(" \t\r\n") == std::string::npos) return "the source is empty";
   std::string no_comments = blank_comments_and_strings(src, false);
-  if (auto bad = check_includes(no_comments)) return bad;
+  if (auto bad = check_include_lines(
+          no_comments, kIncludes,
+          "only the C/C++ math, algorithm and container headers, <omp.h>, the x86 intrinsics "
+          "headers and \"evokernel/kernel_abi.h\" may be included"))
+    return bad;
   std::string code = blank_comments_and_strings(src, true);
   // Line continuations would let a forbidden identifier be split across lines.
-  for (size_t k = 0; k + 1 < code.size(); ++k)
-    if (code[k] == '\\' && code[k + 1] == '\n' && k > 0 && is_ident(code[k - 1]) &&
-        k + 2 < code.size() && is_ident(code[k + 2]))
-      return fmt::format("line {}: a backslash-newline inside an identifier is not allowed",
-                         line_of(code, k));
-  size_t i = 0, n = code.size();
-  while (i < n) {
-    // OpenMP clauses (sections, atomic write, ...) are benign: skip `#pragma omp` lines.
-    if (code[i] == '#' && (i == 0 || code.find_last_not_of(" \t", i - 1) == std::string::npos ||
-                           code[code.find_last_not_of(" \t", i - 1)] == '\n')) {
-      size_t k = code.find_first_not_of(" \t", i + 1);
-      if (k != std::string::npos && code.compare(k, 6, "pragma") == 0) {
-        size_t m = code.find_first_not_of(" \t", k + 6);
-        if (m != std::string::npos && code.compare(m, 3, "omp") == 0 &&
-            (m + 3 >= n || !is_ident(code[m + 3]))) {
-          size_t e = code.find('\n', m);
-          i = e == std::string::npos ? n : e;
-          continue;
-        }
-      }
-    }
-    if (!is_ident(code[i]) || std::isdigit(static_cast<unsigned char>(code[i]))) {
-      // Skip numbers whole (1e5f is not an identifier).
-      if (std::isdigit(static_cast<unsigned char>(code[i])))
-        while (i < n && (is_ident(code[i]) || code[i] == '.')) ++i;
-      else
-        ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < n && is_ident(code[j])) ++j;
-    std::string_view tok(code.data() + i, j - i);
-    for (const auto& r : kForbidden) {
-      bool prefix = r.token.back() == '*';
-      std::string_view t = prefix ? r.token.substr(0, r.token.size() - 1) : r.token;
-      bool hit = prefix ? tok.substr(0, t.size()) == t : tok == t;
-      // `at` and `torch` only as namespaces (at::, torch::): `at` is a common variable name.
-      if (hit && (r.token == "at" || r.token == "torch" || r.token == "c10")) {
-        size_t k = j;
-        while (k < n && (code[k] == ' ' || code[k] == '\t')) ++k;
-        hit = code.compare(k, 2, "::") == 0;
-      }
-      if (hit)
-        return fmt::format("line {}: `{}` is not allowed in a kernel: {}", line_of(code, i), tok,
-                           r.why);
-    }
-    i = j;
-  }
-  return std::nullopt;
+  if (size_t k = find_split_identifier(code); k != std::string::npos)
+    return fmt::format("line {}: a backslash-newline inside an identifier is not allowed",
+                       line_of(code, k));
+  std::string scanned = blank_omp_pragmas(code);
+  return scan_identifiers(scanned, [&](std::string_view tok, size_t i, size_t j) {
+    return check_token(code, tok, i, j);
+  });
 }
 
 }  // namespace evk

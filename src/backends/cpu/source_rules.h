@@ -5,11 +5,9 @@
 #include <optional>
 #include <string>
 
-namespace evk {
+#include "backends/source_scan.h"
 
-// Blanks comments (and, when `strings` is true, string and character literals, raw strings
-// included) with spaces, keeping every newline.
-std::string blank_comments_and_strings(const std::string& src, bool strings);
+namespace evk {
 
 // nullopt when clean; else "line N: <construct> is not allowed: <why>".
 std::optional<std::string> check_cpu_source(const std::string& src);

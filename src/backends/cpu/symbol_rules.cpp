@@ -3,37 +3,11 @@
 #include <fmt/format.h>
 
 #include <set>
-#include <sstream>
 #include <string_view>
 #include <vector>
 
 namespace evk {
 namespace {
-
-struct Sym {
-  char type;
-  std::string name;  // version suffix (@GLIBC_...) removed
-};
-
-std::vector<Sym> parse_nm(const std::string& text) {
-  std::vector<Sym> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    std::vector<std::string> f;
-    for (std::string w; ls >> w;) f.push_back(w);
-    if (f.size() < 2) continue;
-    const std::string& type = f[f.size() - 2];
-    std::string name = f.back();
-    if (type.size() != 1) continue;
-    name = name.substr(0, name.find('@'));
-    out.push_back({type[0], name});
-  }
-  return out;
-}
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // Imports that reach outside the computation: files, processes, network, clocks, threads,
 // environment, raw I/O, process exit, signals, memory mapping, BLAS and libtorch.
@@ -79,12 +53,7 @@ const std::set<std::string, std::less<>> kLibcNames = {
 std::optional<std::string> check_cpu_symbols(const SymbolTables& t) {
   for (const auto& s : parse_nm(t.exported)) {
     if (s.name == "evk_forward") continue;
-    bool weak = s.type == 'W' || s.type == 'V' || s.type == 'u';
-    bool std_instance = starts_with(s.name, "_ZNSt") || starts_with(s.name, "_ZNKSt") ||
-                        starts_with(s.name, "_ZSt") || starts_with(s.name, "_ZTISt") ||
-                        starts_with(s.name, "_ZTSSt") || starts_with(s.name, "_ZTVSt") ||
-                        starts_with(s.name, "_ZN9__gnu_cxx");
-    if (weak && std_instance) continue;
+    if (is_weak_std_instance(s)) continue;
     if (kLibcNames.count(s.name))
       return fmt::format("the library defines the C library symbol `{}`: kernels must not "
                          "replace library functions",
@@ -100,7 +69,7 @@ std::optional<std::string> check_cpu_symbols(const SymbolTables& t) {
                          s.name);
   for (const auto& s : parse_nm(t.imported)) {
     bool bad = kForbiddenImports.count(s.name) > 0;
-    for (auto p : kForbiddenImportPrefixes) bad = bad || starts_with(s.name, p);
+    for (auto p : kForbiddenImportPrefixes) bad = bad || std::string_view(s.name).starts_with(p);
     if (bad)
       return fmt::format("the library calls `{}`, which kernels may not use (no files, "
                          "processes, network, clocks, threads other than OpenMP, BLAS or "

@@ -5,13 +5,9 @@
 #include <optional>
 #include <string>
 
-namespace evk {
+#include "backends/symbol_tables.h"
 
-struct SymbolTables {
-  std::string exported;  // `nm -D --defined-only` output
-  std::string imported;  // `nm -D --undefined-only` output
-  std::string defined;   // `nm --defined-only` output (local symbols too)
-};
+namespace evk {
 
 // nullopt when the library exports only evk_forward (plus weak std:: template instances),
 // defines no libc/libm/libgomp symbol, and imports nothing forbidden.

@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "backends/compile_support.h"
 #include "backends/cuda/cuda_source_rules.h"
 #include "backends/cuda/cuda_symbol_rules.h"
 #include "backends/cuda/ptxas_report.h"
@@ -40,41 +41,19 @@ std::vector<std::string> compile_argv(const std::string& nvcc, const fs::path& i
           lib.string()};
 }
 
-// The first few errors with their context, ptxas's resource lines dropped (they are kept as
-// notes), the temp folder removed from paths, capped.
-std::string trim_nvcc_output(std::string text, const fs::path& workdir) {
-  std::string prefix = workdir.string() + "/";
-  for (size_t p; (p = text.find(prefix)) != std::string::npos;) text.erase(p, prefix.size());
-  std::istringstream in(text);
-  std::string line, out;
-  int errors = 0;
-  bool keep = false;
-  while (std::getline(in, line)) {
-    if (line.rfind("ptxas info", 0) == 0 || line.find("bytes stack frame") != std::string::npos)
-      continue;
-    bool is_error = line.find("error") != std::string::npos;
-    if (is_error && ++errors > 5) break;
-    if (is_error || line.find("kernel.cu") != std::string::npos) keep = true;
-    if (keep) out += line + "\n";
-    if (out.size() > 3000) {
-      out += "...\n";
-      break;
-    }
-  }
-  if (out.empty()) out = text.substr(0, 3000);
-  return out;
-}
-
-std::string run_nm(const std::vector<std::string>& flags, const fs::path& lib) {
-  std::vector<std::string> argv = {"nm"};
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.push_back(lib.string());
-  ProcessOptions o;
-  o.timeout_s = 30;
-  ProcessResult r = run_process(argv, o);
-  if (!r.ok() && r.err.find("no symbols") == std::string::npos)
-    throw Error("nm " + lib.string() + " failed: " + r.describe() + " " + r.err);
-  return r.out;
+// What a failed nvcc build's feedback says beyond the shared texts; ptxas's resource lines
+// are dropped from it (compile() keeps them as notes).
+CompilerWords nvcc_words() {
+  CompilerWords w;
+  w.name = "nvcc";
+  w.timeout_hint =
+      "template or constexpr recursion too deep, or huge unrolled loops? keep compile-time "
+      "work small";
+  w.memory_hint = "template recursion or unrolling too deep?";
+  w.trim.error_marker = "error";
+  w.trim.source_marker = "kernel.cu";
+  w.trim.drop_ptxas_info = true;
+  return w;
 }
 
 bool executable(const fs::path& p) {
@@ -133,18 +112,15 @@ std::optional<std::string> CudaBackend::static_check(const std::string& source) 
 }
 
 std::string CudaBackend::compile_command() const {
-  auto argv = compile_argv("nvcc", knowledge_dir(), "kernel.cu", "kernel.so");
-  std::string s;
-  for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
-  return s;
+  return join_argv(compile_argv("nvcc", knowledge_dir(), "kernel.cu", "kernel.so"));
 }
 
 CompileResult CudaBackend::compile(const std::string& source, const fs::path& workdir,
                                    double timeout_s) const {
-  CompileResult res;
   auto nvcc = nvcc_path();
   if (!nvcc) {
     // Not the candidate's fault, but compile() reports and never throws for a candidate.
+    CompileResult res;
     res.feedback =
         "nvcc was not found on PATH or at /usr/local/cuda/bin/nvcc: install the CUDA "
         "toolkit (or put its bin folder on PATH) to compile CUDA kernels";
@@ -153,50 +129,16 @@ CompileResult CudaBackend::compile(const std::string& source, const fs::path& wo
   fs::path src = workdir / source_filename();
   fs::path lib = workdir / "kernel.so";
   write_file_atomic(src, source);
-  ProcessOptions o;
-  o.cwd = workdir.string();
-  o.timeout_s = timeout_s;
-  o.address_space_bytes = kCompileAddressSpace;
-  o.file_size_bytes = 256ull << 20;
-  o.env["LC_ALL"] = "C";
+  ProcessOptions o = compiler_options(workdir, timeout_s, kCompileAddressSpace);
   o.env["TMPDIR"] = workdir.string();  // nvcc's intermediate files stay in the private folder
-  o.output_cap = 256 << 10;
-  ProcessResult r = run_process(compile_argv(nvcc->string(), knowledge_dir(), src, lib), o);
-  res.wall_s = r.wall_s;
-  res.log = r.err + r.out;
+  CompileResult res =
+      run_compiler(compile_argv(nvcc->string(), knowledge_dir(), src, lib), o, lib, nvcc_words());
   res.notes = summarize_ptxas(res.log);
-  if (r.ok() && fs::exists(lib)) {
-    res.ok = true;
-    res.artifact = lib;
-    return res;
-  }
-  if (r.timed_out)
-    res.feedback = fmt::format(
-        "compilation timed out after {:.0f} s (template or constexpr "
-        "recursion too deep, or huge unrolled loops? keep compile-time "
-        "work small)",
-        timeout_s);
-  else if (r.term_signal)
-    res.feedback = "the compiler was " + r.describe() +
-                   " (it ran out of memory: template recursion or unrolling too deep?)";
-  else
-    res.feedback = trim_nvcc_output(res.log, workdir);
-  if (res.feedback.empty()) res.feedback = "nvcc " + r.describe();
-  if (res.log.find("out of memory") != std::string::npos ||
-      res.log.find("virtual memory exhausted") != std::string::npos)
-    res.feedback =
-        "the compiler ran out of memory (limit 4 GiB): template recursion or "
-        "unrolling too deep?\n" +
-        res.feedback;
   return res;
 }
 
 std::optional<std::string> CudaBackend::check_artifact(const fs::path& artifact) const {
-  SymbolTables t;
-  t.exported = run_nm({"-D", "--defined-only"}, artifact);
-  t.imported = run_nm({"-D", "--undefined-only"}, artifact);
-  t.defined = run_nm({"--defined-only"}, artifact);
-  return check_cuda_symbols(t);
+  return check_cuda_symbols(read_symbol_tables(artifact));
 }
 
 RunnerSpec CudaBackend::runner(const fs::path&) const {

@@ -4,11 +4,10 @@
 
 #include <cctype>
 #include <set>
-#include <sstream>
 #include <string_view>
 #include <vector>
 
-#include "backends/cpu/source_rules.h"
+#include "backends/source_scan.h"
 
 namespace evk {
 namespace {
@@ -70,11 +69,6 @@ const std::set<std::string, std::less<>> kIncludes = {
     "cuda_pipeline.h",
 };
 
-struct Rule {
-  std::string_view token;  // a whole identifier, or a prefix when it ends with '*'
-  std::string_view why;
-};
-
 constexpr std::string_view kVendor = "vendor libraries (write the kernel yourself)";
 constexpr std::string_view kStreams =
     "work outside the default stream (launch every kernel on stream 0; the harness "
@@ -86,7 +80,7 @@ constexpr std::string_view kToHost =
     "copying device data to the host (the result must be computed on the device)";
 constexpr std::string_view kDevice = "changing the device or its context (the harness owns them)";
 
-const std::vector<Rule> kForbidden = {
+const std::vector<TokenRule> kForbidden = {
     // What the CPU rules forbid too: assembly, system calls, libraries, files, network,
     // processes, environment, host timers, host threads, memory mapping, signals, exit, load-
     // time code, symbol tricks. Inline PTX is refused with host assembly: the rules cannot
@@ -232,46 +226,6 @@ const std::set<std::string, std::less<>> kCheckedCopies = {
     "cudaMemcpy",   "cudaMemcpyAsync",   "cudaMemcpy2D",       "cudaMemcpy2DAsync",
     "cudaMemcpy3D", "cudaMemcpy3DAsync", "cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync"};
 
-bool is_ident(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
-int line_of(const std::string& s, size_t pos) {
-  int line = 1;
-  for (size_t k = 0; k < pos && k < s.size(); ++k) line += s[k] == '\n';
-  return line;
-}
-
-std::optional<std::string> check_includes(const std::string& no_comments) {
-  std::istringstream in(no_comments);
-  std::string line;
-  for (int ln = 1; std::getline(in, line); ++ln) {
-    size_t p = line.find_first_not_of(" \t");
-    if (p == std::string::npos || line[p] != '#') continue;
-    size_t d = line.find_first_not_of(" \t", p + 1);
-    if (d == std::string::npos) continue;
-    std::string_view rest(line.c_str() + d);
-    for (std::string_view bad : {"include_next", "import", "embed"})
-      if (rest.substr(0, bad.size()) == bad)
-        return fmt::format("line {}: #{} is not allowed: use #include of a whitelisted header", ln,
-                           bad);
-    if (rest.substr(0, 7) != "include") continue;
-    size_t open = line.find_first_of("<\"", d + 7);
-    size_t close = open == std::string::npos ? open : line.find_first_of(">\"", open + 1);
-    if (open == std::string::npos || close == std::string::npos)
-      return fmt::format("line {}: #include must name a header in <> or \"\" (no macros)", ln);
-    std::string header = line.substr(open + 1, close - open - 1);
-    if (!kIncludes.count(header))
-      return fmt::format(
-          "line {}: #include <{}> is not allowed: only the C/C++ math, algorithm and container "
-          "headers, the CUDA runtime and device headers (cuda_runtime.h, cuda_fp16.h, "
-          "cuda_bf16.h, cooperative_groups.h, mma.h, cuda_pipeline.h, math_constants.h) and "
-          "\"evokernel/kernel_abi.h\" may be included: no cuBLAS, cuDNN, CUB, Thrust or libtorch",
-          ln, header);
-  }
-  return std::nullopt;
-}
-
 // The text between the '(' at `open` and its matching ')', or npos when unbalanced.
 size_t matching_paren(const std::string& code, size_t open) {
   int depth = 0;
@@ -319,66 +273,60 @@ std::optional<std::string> check_copy(const std::string& code, size_t begin, siz
       line_of(code, begin), name);
 }
 
+// Namespaces only (at::, torch::, cub::, cute::): these are also common variable names.
+bool namespace_only(std::string_view token) {
+  for (std::string_view ns : {"at", "torch", "c10", "cub", "cute", "thrust", "cutlass"})
+    if (token == ns) return true;
+  return false;
+}
+
+std::optional<std::string> check_token(const std::string& code, std::string_view tok, size_t i,
+                                       size_t j) {
+  // The driver API (cuMemcpyDtoH, cuLaunchKernel, cuCtxCreate, ...) bypasses every runtime rule.
+  if (tok.size() > 2 && tok[0] == 'c' && tok[1] == 'u' &&
+      std::isupper(static_cast<unsigned char>(tok[2])))
+    return fmt::format(
+        "line {}: `{}` is not allowed in a kernel: the CUDA driver API (use the "
+        "runtime API and <<<>>> launches)",
+        line_of(code, i), tok);
+  if (kCheckedCopies.count(tok))
+    if (auto bad = check_copy(code, i, j, tok)) return bad;
+  for (const auto& r : kForbidden) {
+    bool hit = token_matches(r.token, tok);
+    if (hit && namespace_only(r.token)) hit = followed_by_scope(code, j);
+    if (hit)
+      return fmt::format("line {}: `{}` is not allowed in a kernel: {}", line_of(code, i), tok,
+                         r.why);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> check_cuda_source(const std::string& src) {
   if (src.find_first_not_of(" \t\r\n") == std::string::npos) return "the source is empty";
   std::string no_comments = blank_comments_and_strings(src, false);
-  if (auto bad = check_includes(no_comments)) return bad;
+  if (auto bad = check_include_lines(
+          no_comments, kIncludes,
+          "only the C/C++ math, algorithm and container headers, the CUDA runtime and device "
+          "headers (cuda_runtime.h, cuda_fp16.h, cuda_bf16.h, cooperative_groups.h, mma.h, "
+          "cuda_pipeline.h, math_constants.h) and \"evokernel/kernel_abi.h\" may be included: "
+          "no cuBLAS, cuDNN, CUB, Thrust or libtorch"))
+    return bad;
   std::string code = blank_comments_and_strings(src, true);
   // Line continuations and token pasting would let a forbidden identifier be assembled from
-  // harmless pieces.
-  for (size_t k = 0; k + 1 < code.size(); ++k) {
-    if (code[k] == '\\' && code[k + 1] == '\n' && k > 0 && is_ident(code[k - 1]) &&
-        k + 2 < code.size() && is_ident(code[k + 2]))
-      return fmt::format("line {}: a backslash-newline inside an identifier is not allowed",
-                         line_of(code, k));
-    if (code[k] == '#' && code[k + 1] == '#')
-      return fmt::format(
-          "line {}: token pasting (##) is not allowed: it can assemble "
-          "forbidden names",
-          line_of(code, k));
-  }
-  size_t i = 0, n = code.size();
-  while (i < n) {
-    if (!is_ident(code[i]) || std::isdigit(static_cast<unsigned char>(code[i]))) {
-      // Skip numbers whole (1e5f is not an identifier).
-      if (std::isdigit(static_cast<unsigned char>(code[i])))
-        while (i < n && (is_ident(code[i]) || code[i] == '.')) ++i;
-      else
-        ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < n && is_ident(code[j])) ++j;
-    std::string_view tok(code.data() + i, j - i);
-    // The driver API (cuMemcpyDtoH, cuLaunchKernel, cuCtxCreate, ...) bypasses every runtime rule.
-    if (tok.size() > 2 && tok[0] == 'c' && tok[1] == 'u' &&
-        std::isupper(static_cast<unsigned char>(tok[2])))
-      return fmt::format(
-          "line {}: `{}` is not allowed in a kernel: the CUDA driver API (use the "
-          "runtime API and <<<>>> launches)",
-          line_of(code, i), tok);
-    if (kCheckedCopies.count(tok))
-      if (auto bad = check_copy(code, i, j, tok)) return bad;
-    for (const auto& r : kForbidden) {
-      bool prefix = r.token.back() == '*';
-      std::string_view t = prefix ? r.token.substr(0, r.token.size() - 1) : r.token;
-      bool hit = prefix ? tok.substr(0, t.size()) == t : tok == t;
-      // Namespaces only (at::, torch::, cub::, cute::): these are also common variable names.
-      if (hit && (r.token == "at" || r.token == "torch" || r.token == "c10" || r.token == "cub" ||
-                  r.token == "cute" || r.token == "thrust" || r.token == "cutlass")) {
-        size_t k = j;
-        while (k < n && (code[k] == ' ' || code[k] == '\t')) ++k;
-        hit = code.compare(k, 2, "::") == 0;
-      }
-      if (hit)
-        return fmt::format("line {}: `{}` is not allowed in a kernel: {}", line_of(code, i), tok,
-                           r.why);
-    }
-    i = j;
-  }
-  return std::nullopt;
+  // harmless pieces; the first of them in the file is reported.
+  size_t split = find_split_identifier(code), paste = code.find("##");
+  if (split != std::string::npos && split < paste)
+    return fmt::format("line {}: a backslash-newline inside an identifier is not allowed",
+                       line_of(code, split));
+  if (paste != std::string::npos)
+    return fmt::format(
+        "line {}: token pasting (##) is not allowed: it can assemble "
+        "forbidden names",
+        line_of(code, paste));
+  return scan_identifiers(
+      code, [&](std::string_view tok, size_t i, size_t j) { return check_token(code, tok, i, j); });
 }
 
 }  // namespace evk

@@ -4,32 +4,11 @@
 
 #include <cctype>
 #include <set>
-#include <sstream>
 #include <string_view>
 #include <vector>
 
 namespace evk {
 namespace {
-
-struct Sym {
-  char type;
-  std::string name;  // version suffix (@GLIBC_..., @libcudart.so.13) removed
-};
-
-std::vector<Sym> parse_nm(const std::string& text) {
-  std::vector<Sym> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    std::vector<std::string> f;
-    for (std::string w; ls >> w;) f.push_back(w);
-    if (f.size() < 2 || f[f.size() - 2].size() != 1) continue;
-    std::string name = f.back();
-    out.push_back({f[f.size() - 2][0], name.substr(0, name.find('@'))});
-  }
-  return out;
-}
 
 bool starts_with(std::string_view s, std::string_view p) {
   return s.substr(0, p.size()) == p;
@@ -251,12 +230,7 @@ bool is_cuda_api_name(std::string_view s) {
 std::optional<std::string> check_cuda_symbols(const SymbolTables& t) {
   for (const auto& s : parse_nm(t.exported)) {
     if (s.name == "evk_forward") continue;
-    bool weak = s.type == 'W' || s.type == 'V' || s.type == 'u';
-    bool std_instance = starts_with(s.name, "_ZNSt") || starts_with(s.name, "_ZNKSt") ||
-                        starts_with(s.name, "_ZSt") || starts_with(s.name, "_ZTISt") ||
-                        starts_with(s.name, "_ZTSSt") || starts_with(s.name, "_ZTVSt") ||
-                        starts_with(s.name, "_ZN9__gnu_cxx");
-    if (weak && std_instance) continue;
+    if (is_weak_std_instance(s)) continue;
     if (kLibcNames.count(s.name) || is_cuda_api_name(s.name))
       return fmt::format(
           "the library defines the library symbol `{}`: kernels must not "

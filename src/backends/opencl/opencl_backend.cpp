@@ -5,8 +5,8 @@
 #include <chrono>
 #include <mutex>
 #include <regex>
-#include <sstream>
 
+#include "backends/compile_support.h"
 #include "backends/opencl/opencl_source_rules.h"
 #include "backends/opencl/opencl_symbol_rules.h"
 #include "core/error.h"
@@ -40,28 +40,6 @@ fs::path clbuild_path() {
   return runner_path().parent_path() / "evk-clbuild";
 }
 
-// The first errors with their context, the temp folder removed from paths, capped.
-std::string trim_output(std::string text, const fs::path& workdir, size_t cap = 3000) {
-  std::string prefix = workdir.string() + "/";
-  for (size_t p; (p = text.find(prefix)) != std::string::npos;) text.erase(p, prefix.size());
-  std::istringstream in(text);
-  std::string line, out;
-  int errors = 0;
-  bool keep = false;
-  while (std::getline(in, line)) {
-    bool is_error = line.find("error:") != std::string::npos;
-    if (is_error && ++errors > 5) break;
-    if (is_error || line.find("kernel.cpp:") != std::string::npos) keep = true;
-    if (keep) out += line + "\n";
-    if (out.size() > cap) {
-      out += "...\n";
-      break;
-    }
-  }
-  if (out.empty()) out = text.substr(0, cap);
-  return out;
-}
-
 // PoCL names the program "<path>/tempfile_XXXX.cl" (or <source>) in its build log; rewrite
 // "...:L:C:" to "kernel.cpp:(first_line+L-1):C:" so the lines are those of the candidate.
 std::string map_build_log(const std::string& log, int first_line) {
@@ -79,24 +57,6 @@ std::string map_build_log(const std::string& log, int first_line) {
   return out;
 }
 
-std::string join(const std::vector<std::string>& argv) {
-  std::string s;
-  for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
-  return s;
-}
-
-std::string run_nm(const std::vector<std::string>& flags, const fs::path& lib) {
-  std::vector<std::string> argv = {"nm"};
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.push_back(lib.string());
-  ProcessOptions o;
-  o.timeout_s = 30;
-  ProcessResult r = run_process(argv, o);
-  if (!r.ok() && r.err.find("no symbols") == std::string::npos)
-    throw Error("nm " + lib.string() + " failed: " + r.describe() + " " + r.err);
-  return r.out;
-}
-
 std::map<std::string, std::string> pocl_env(const fs::path& cache) {
   return {{"POCL_CACHE_DIR", cache.string()}, {"POCL_WORK_GROUP_SPECIALIZATION", "0"}};
 }
@@ -108,7 +68,7 @@ std::optional<std::string> OpenClBackend::static_check(const std::string& source
 }
 
 std::string OpenClBackend::compile_command() const {
-  return join(host_argv(knowledge_dir(), "kernel.cpp", "kernel.so")) +
+  return join_argv(host_argv(knowledge_dir(), "kernel.cpp", "kernel.so")) +
          " && evk-clbuild kernel.cl  (the R\"evk_cl( string, built by PoCL with "
          "clBuildProgram(\"-cl-std=CL1.2\"))";
 }
@@ -129,13 +89,7 @@ CompileResult OpenClBackend::compile(const std::string& source, const fs::path& 
   fs::path src = workdir / source_filename();
   fs::path lib = workdir / "kernel.so";
   write_file_atomic(src, source);
-  ProcessOptions o;
-  o.cwd = workdir.string();
-  o.timeout_s = timeout_s;
-  o.address_space_bytes = kCompileAddressSpace;
-  o.file_size_bytes = 256ull << 20;
-  o.env["LC_ALL"] = "C";
-  o.output_cap = 256 << 10;
+  ProcessOptions o = compiler_options(workdir, timeout_s, kCompileAddressSpace);
   ProcessResult r = run_process(host_argv(knowledge_dir(), src, lib), o);
   res.log = r.err + r.out;
   if (!r.ok() || !fs::exists(lib)) {
@@ -145,7 +99,7 @@ CompileResult OpenClBackend::compile(const std::string& source, const fs::path& 
     else if (r.term_signal)
       res.feedback = "the host compiler was " + r.describe() + " (out of memory?)";
     else
-      res.feedback = "the host code failed to compile:\n" + trim_output(res.log, workdir);
+      res.feedback = "the host code failed to compile:\n" + trim_compiler_output(res.log, workdir);
     return res;
   }
 
@@ -180,16 +134,12 @@ CompileResult OpenClBackend::compile(const std::string& source, const fs::path& 
         "the OpenCL C compiler was " + br.describe() + " (it ran out of memory: limit 4 GiB)";
   else
     res.feedback = "the OpenCL program (the R\"evk_cl( string) failed to build:\n" +
-                   trim_output(map_build_log(br.out, split->first_line), workdir);
+                   trim_compiler_output(map_build_log(br.out, split->first_line), workdir);
   return res;
 }
 
 std::optional<std::string> OpenClBackend::check_artifact(const fs::path& artifact) const {
-  SymbolTables t;
-  t.exported = run_nm({"-D", "--defined-only"}, artifact);
-  t.imported = run_nm({"-D", "--undefined-only"}, artifact);
-  t.defined = run_nm({"--defined-only"}, artifact);
-  return check_opencl_symbols(t);
+  return check_opencl_symbols(read_symbol_tables(artifact));
 }
 
 RunnerSpec OpenClBackend::runner(const fs::path& workdir) const {

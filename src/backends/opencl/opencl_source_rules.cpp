@@ -10,35 +10,15 @@
 #include <vector>
 
 #include "backends/cpu/source_rules.h"
+#include "backends/source_scan.h"
 
 namespace evk {
 namespace {
 
-bool is_ident(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
-int line_of(const std::string& s, size_t pos) {
-  int line = 1;
-  for (size_t k = 0; k < pos && k < s.size(); ++k) line += s[k] == '\n';
-  return line;
-}
-
-size_t count(const std::string& s, const std::string& what) {
-  size_t n = 0;
-  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
-  return n;
-}
-
-struct Rule {
-  std::string_view token;  // a whole identifier, or a prefix when it ends with '*', or a call
-                           // only (the name followed by '(') when it ends with '('
-  std::string_view why;
-};
-
+// A TokenRule whose token ends with '(' matches only a call (the name followed by '(').
 // Host code sets up buffers and launches; everything that would let it read or write tensor
 // memory, or compute on the CPU, is out.
-const std::vector<Rule> kHostForbidden = {
+const std::vector<TokenRule> kHostForbidden = {
     {"data", "host code may not touch tensor memory (wrap tensors in evk_cl::Buffer)"},
     {"float",
      "host code may not compute (floating-point values belong in the OpenCL kernels; "
@@ -115,36 +95,23 @@ const std::set<std::string, std::less<>> kHostIncludes = {
     "limits.h",
 };
 
-std::optional<std::string> scan(const std::string& code, const std::vector<Rule>& rules,
+std::optional<std::string> scan(const std::string& code, const std::vector<TokenRule>& rules,
                                 const std::string& where, int line_offset) {
-  size_t i = 0, n = code.size();
-  while (i < n) {
-    if (!is_ident(code[i]) || std::isdigit(static_cast<unsigned char>(code[i]))) {
-      if (std::isdigit(static_cast<unsigned char>(code[i])))
-        while (i < n && (is_ident(code[i]) || code[i] == '.')) ++i;
-      else
-        ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < n && is_ident(code[j])) ++j;
-    std::string_view tok(code.data() + i, j - i);
-    for (const auto& r : rules) {
-      bool prefix = r.token.back() == '*', call = r.token.back() == '(';
-      std::string_view t = prefix || call ? r.token.substr(0, r.token.size() - 1) : r.token;
-      bool hit = prefix ? tok.substr(0, t.size()) == t : tok == t;
-      if (hit && call) {
-        size_t k = j;
-        while (k < n && std::isspace(static_cast<unsigned char>(code[k]))) ++k;
-        hit = k < n && code[k] == '(';
-      }
-      if (hit)
-        return fmt::format("line {}: `{}` is not allowed in {}: {}", line_of(code, i) + line_offset,
-                           tok, where, r.why);
-    }
-    i = j;
-  }
-  return std::nullopt;
+  return scan_identifiers(
+      code, [&](std::string_view tok, size_t i, size_t j) -> std::optional<std::string> {
+        for (const auto& r : rules) {
+          bool hit = token_matches(r.token, tok);
+          if (hit && r.token.back() == '(') {
+            size_t k = j;
+            while (k < code.size() && std::isspace(static_cast<unsigned char>(code[k]))) ++k;
+            hit = k < code.size() && code[k] == '(';
+          }
+          if (hit)
+            return fmt::format("line {}: `{}` is not allowed in {}: {}",
+                               line_of(code, i) + line_offset, tok, where, r.why);
+        }
+        return std::nullopt;
+      });
 }
 
 // Preprocessor lines of `code` (comments blanked): (line, directive, rest).
@@ -177,7 +144,7 @@ std::optional<std::string> check_kernel(const OpenClSource& s) {
           "line {}: #{} is not allowed in the OpenCL program: it would read files of "
           "the verifying machine; write everything in the R\"evk_cl( string",
           d.line + off, d.name);
-  static const std::vector<Rule> kKernelForbidden = {
+  static const std::vector<TokenRule> kKernelForbidden = {
       {"printf", "kernels must not print"},
       {"asm", "inline assembly"},
       {"__asm", "inline assembly"},
@@ -247,7 +214,7 @@ std::optional<std::string> check_host(const std::string& host) {
 }  // namespace
 
 std::optional<OpenClSource> split_opencl_source(const std::string& src, std::string* why) {
-  size_t opens = count(src, kOpenClOpen), closes = count(src, kOpenClClose);
+  size_t opens = count_occurrences(src, kOpenClOpen), closes = count_occurrences(src, kOpenClClose);
   if (opens != 1 || closes != 1) {
     if (why)
       *why = fmt::format(

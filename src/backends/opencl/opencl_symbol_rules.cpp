@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -34,18 +33,11 @@ const std::vector<Forbidden> kForbidden = {
 
 std::optional<std::string> check_opencl_symbols(const SymbolTables& t) {
   if (auto bad = check_cpu_symbols(t)) return bad;
-  std::istringstream in(t.imported);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    std::string w, name;
-    while (ls >> w) name = w;
-    name = name.substr(0, name.find('@'));
+  for (const auto& s : parse_nm(t.imported))
     for (const auto& f : kForbidden)
-      if (std::string_view(name).substr(0, f.prefix.size()) == f.prefix)
-        return fmt::format("the library calls `{}`, which OpenCL kernels may not use: {}", name,
+      if (std::string_view(s.name).starts_with(f.prefix))
+        return fmt::format("the library calls `{}`, which OpenCL kernels may not use: {}", s.name,
                            f.why);
-  }
   return std::nullopt;
 }
 

@@ -4,70 +4,24 @@
 // no_device without one); a CUDA pitfall forced on must show where it should.
 #include <gtest/gtest.h>
 
-#include <map>
-#include <memory>
-
-#include "agent/prompt.h"
 #include "backends/cuda/cuda_backend.h"
-#include "core/paths.h"
-#include "core/workspace.h"
 #include "llm/provider.h"
-#include "llm/sim.h"
 #include "llm/sim_internal.h"
-#include "tasks/oracle.h"
-#include "tasks/suite.h"
+#include "sim_fixture.h"
 #include "verify/temp_dir.h"
-#include "verify/verifier.h"
 
 namespace evk {
 namespace {
-namespace fs = std::filesystem;
 
-constexpr int64_t kMaxElements = 65536;
-
-class SimCuda : public ::testing::Test {
+class SimCuda : public SimFixture {
  protected:
-  static void SetUpTestSuite() {
-    ws_ = new Workspace(fs::path(EVK_BINARY_DIR) / "sim-test-ws");
-    OracleOptions oo;
-    oo.max_elements = kMaxElements;
-    oo.timing_runs = 3;
-    verifier_ = new Verifier(*ws_, oo);
-    templates_ = new PromptTemplates(data_root() / "prompts");
-  }
-  static void TearDownTestSuite() {
-    delete templates_;
-    delete verifier_;
-    delete ws_;
-    suites_.clear();
-  }
   void SetUp() override {
     if (!CudaBackend::nvcc_path()) GTEST_SKIP() << "nvcc not found: install the CUDA toolkit";
   }
 
-  static const TaskInfo& task(const std::string& suite, const std::string& id) {
-    if (!suites_.count(suite))
-      suites_[suite] = std::make_unique<Suite>(load_suite(*ws_, "builtin:" + suite, kMaxElements));
-    return find_task(*suites_[suite], id);
-  }
-
   static std::string render(const TaskInfo& t, const std::string& start_code = "") {
-    Reference ref = oracle_reference(*ws_, t, 0, verifier_->oracle_options());
     CudaBackend b;
-    PromptInputs in;
-    in.backend = b.name();
-    in.language = b.language();
-    in.source_filename = b.source_filename();
-    in.guide = "(the guide)";
-    in.task = &t;
-    in.ref = &ref;
-    if (start_code.empty()) return templates_->draft(in);
-    PromptAttempt sp;
-    sp.idx = 1;
-    sp.code = start_code;
-    sp.latency_ms = 1;
-    in.start_point = sp;
-    return templates_->refine(in);
+    return render_for(t, b.name(), b.language(), b.source_filename(), start_code);
   }
 
   // The static, compile and symbol gates; "" when all pass, else what failed.
@@ -80,22 +34,7 @@ class SimCuda : public ::testing::Test {
     if (auto bad = b.check_artifact(r.artifact)) return "symbols: " + *bad;
     return "";
   }
-
-  static SimOptions clean() {
-    SimOptions o;
-    o.pitfalls = false;
-    return o;
-  }
-
-  static Workspace* ws_;
-  static Verifier* verifier_;
-  static PromptTemplates* templates_;
-  static std::map<std::string, std::unique_ptr<Suite>> suites_;
 };
-Workspace* SimCuda::ws_ = nullptr;
-Verifier* SimCuda::verifier_ = nullptr;
-PromptTemplates* SimCuda::templates_ = nullptr;
-std::map<std::string, std::unique_ptr<Suite>> SimCuda::suites_;
 
 const std::vector<std::pair<std::string, std::string>> kTasks = {
     {"level1", "relu"},          {"level1", "gelu"},

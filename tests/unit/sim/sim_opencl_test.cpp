@@ -4,69 +4,23 @@
 // must be marked and make the draft fail.
 #include <gtest/gtest.h>
 
-#include <map>
-#include <memory>
-
-#include "agent/prompt.h"
 #include "backends/opencl/opencl_backend.h"
-#include "core/paths.h"
-#include "core/workspace.h"
 #include "llm/provider.h"
-#include "llm/sim.h"
-#include "tasks/oracle.h"
-#include "tasks/suite.h"
-#include "verify/verifier.h"
+#include "sim_fixture.h"
 
 namespace evk {
 namespace {
-namespace fs = std::filesystem;
 
-constexpr int64_t kMaxElements = 65536;
-
-class SimOpenCl : public ::testing::Test {
+class SimOpenCl : public SimFixture {
  protected:
-  static void SetUpTestSuite() {
-    ws_ = new Workspace(fs::path(EVK_BINARY_DIR) / "sim-test-ws");
-    OracleOptions oo;
-    oo.max_elements = kMaxElements;
-    oo.timing_runs = 3;
-    verifier_ = new Verifier(*ws_, oo);
-    templates_ = new PromptTemplates(data_root() / "prompts");
-  }
-  static void TearDownTestSuite() {
-    delete templates_;
-    delete verifier_;
-    delete ws_;
-    suites_.clear();
-  }
   void SetUp() override {
     if (auto why = OpenClBackend().device_unavailable())
       GTEST_SKIP() << "no OpenCL device: " << *why;
   }
 
-  static const TaskInfo& task(const std::string& suite, const std::string& id) {
-    if (!suites_.count(suite))
-      suites_[suite] = std::make_unique<Suite>(load_suite(*ws_, "builtin:" + suite, kMaxElements));
-    return find_task(*suites_[suite], id);
-  }
-
   static std::string render(const TaskInfo& t, const std::string& start_code = "") {
-    Reference ref = oracle_reference(*ws_, t, 0, verifier_->oracle_options());
     OpenClBackend b;
-    PromptInputs in;
-    in.backend = b.name();
-    in.language = b.language();
-    in.source_filename = b.source_filename();
-    in.guide = "(the guide)";
-    in.task = &t;
-    in.ref = &ref;
-    if (start_code.empty()) return templates_->draft(in);
-    PromptAttempt sp;
-    sp.idx = 1;
-    sp.code = start_code;
-    sp.latency_ms = 1;
-    in.start_point = sp;
-    return templates_->refine(in);
+    return render_for(t, b.name(), b.language(), b.source_filename(), start_code);
   }
 
   static Verdict check(const TaskInfo& t, const std::string& reply, int seeds = 2) {
@@ -80,22 +34,7 @@ class SimOpenCl : public ::testing::Test {
     o.use_cache = false;
     return verifier_->verify(t, code.value_or(""), o);
   }
-
-  static SimOptions clean() {
-    SimOptions o;
-    o.pitfalls = false;
-    return o;
-  }
-
-  static Workspace* ws_;
-  static Verifier* verifier_;
-  static PromptTemplates* templates_;
-  static std::map<std::string, std::unique_ptr<Suite>> suites_;
 };
-Workspace* SimOpenCl::ws_ = nullptr;
-Verifier* SimOpenCl::verifier_ = nullptr;
-PromptTemplates* SimOpenCl::templates_ = nullptr;
-std::map<std::string, std::unique_ptr<Suite>> SimOpenCl::suites_;
 
 // Elementwise (with a chain and a broadcast operand), row operations, a reduction over a
 // middle dimension and products.

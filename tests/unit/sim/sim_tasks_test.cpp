@@ -4,62 +4,15 @@
 // correct and the product reorder must make it faster.
 #include <gtest/gtest.h>
 
-#include <map>
-#include <memory>
-
-#include "agent/prompt.h"
-#include "core/paths.h"
-#include "core/workspace.h"
-#include "llm/sim.h"
-#include "tasks/oracle.h"
-#include "tasks/suite.h"
-#include "verify/verifier.h"
+#include "sim_fixture.h"
 
 namespace evk {
 namespace {
-namespace fs = std::filesystem;
 
-constexpr int64_t kMaxElements = 65536;
-
-class SimTasks : public ::testing::Test {
+class SimTasks : public SimFixture {
  protected:
-  static void SetUpTestSuite() {
-    ws_ = new Workspace(fs::path(EVK_BINARY_DIR) / "sim-test-ws");
-    OracleOptions oo;
-    oo.max_elements = kMaxElements;
-    oo.timing_runs = 3;
-    verifier_ = new Verifier(*ws_, oo);
-    templates_ = new PromptTemplates(data_root() / "prompts");
-  }
-  static void TearDownTestSuite() {
-    delete templates_;
-    delete verifier_;
-    delete ws_;
-    suites_.clear();
-  }
-
-  static const TaskInfo& task(const std::string& suite, const std::string& id) {
-    if (!suites_.count(suite))
-      suites_[suite] = std::make_unique<Suite>(load_suite(*ws_, "builtin:" + suite, kMaxElements));
-    return find_task(*suites_[suite], id);
-  }
-
   static std::string render(const TaskInfo& t, const std::string& start_code) {
-    Reference ref = oracle_reference(*ws_, t, 0, verifier_->oracle_options());
-    PromptInputs in;
-    in.backend = "cpu";
-    in.language = "C++17 with OpenMP";
-    in.source_filename = "kernel.cpp";
-    in.guide = "(the guide)";
-    in.task = &t;
-    in.ref = &ref;
-    if (start_code.empty()) return templates_->draft(in);
-    PromptAttempt sp;
-    sp.idx = 1;
-    sp.code = start_code;
-    sp.latency_ms = 1;
-    in.start_point = sp;
-    return templates_->refine(in);
+    return render_for(t, "cpu", "C++17 with OpenMP", "kernel.cpp", start_code);
   }
 
   static Verdict check(const TaskInfo& t, const std::string& reply, int seeds = 1) {
@@ -71,32 +24,32 @@ class SimTasks : public ::testing::Test {
     o.timing_max_trials = 10;
     return verifier_->verify(t, code.value_or(""), o);
   }
-
-  static SimOptions clean() {
-    SimOptions o;
-    o.pitfalls = false;
-    return o;
-  }
-
-  static Workspace* ws_;
-  static Verifier* verifier_;
-  static PromptTemplates* templates_;
-  static std::map<std::string, std::unique_ptr<Suite>> suites_;
 };
-Workspace* SimTasks::ws_ = nullptr;
-Verifier* SimTasks::verifier_ = nullptr;
-PromptTemplates* SimTasks::templates_ = nullptr;
-std::map<std::string, std::unique_ptr<Suite>> SimTasks::suites_;
 
 const std::vector<std::pair<std::string, std::string>> kTasks = {
-    {"level1", "relu"}, {"level1", "softmax"}, {"level1", "sum_dim"}, {"level1", "argmax_dim"},
-    {"level1", "matmul_transposed_b"}, {"level1", "conv2d_stride2"}, {"level1", "conv_transpose2d"},
-    {"level1", "maxpool2d"}, {"level1", "avgpool1d"}, {"level1", "layer_norm"},
-    {"level1", "group_norm"}, {"level1", "batch_norm2d"}, {"level1", "cross_entropy_loss"},
-    {"level1", "cumsum_reverse"}, {"level1", "rms_norm"}, {"level1", "kl_div_loss"},
-    {"level1", "max_dim"}, {"level2", "conv2d_bn_relu"}, {"level2", "gemm_layernorm_gelu"},
-    {"level2", "gemm_logsumexp_relu"}, {"level2", "conv3d_softmax_maxpool"},
-    {"level2", "bmm_scale_softmax"}, {"level2", "conv_transpose2d_maxpool_hardtanh"},
+    {"level1", "relu"},
+    {"level1", "softmax"},
+    {"level1", "sum_dim"},
+    {"level1", "argmax_dim"},
+    {"level1", "matmul_transposed_b"},
+    {"level1", "conv2d_stride2"},
+    {"level1", "conv_transpose2d"},
+    {"level1", "maxpool2d"},
+    {"level1", "avgpool1d"},
+    {"level1", "layer_norm"},
+    {"level1", "group_norm"},
+    {"level1", "batch_norm2d"},
+    {"level1", "cross_entropy_loss"},
+    {"level1", "cumsum_reverse"},
+    {"level1", "rms_norm"},
+    {"level1", "kl_div_loss"},
+    {"level1", "max_dim"},
+    {"level2", "conv2d_bn_relu"},
+    {"level2", "gemm_layernorm_gelu"},
+    {"level2", "gemm_logsumexp_relu"},
+    {"level2", "conv3d_softmax_maxpool"},
+    {"level2", "bmm_scale_softmax"},
+    {"level2", "conv_transpose2d_maxpool_hardtanh"},
 };
 
 TEST_F(SimTasks, PitfallFreeDraftsPassTheVerifier) {
@@ -114,7 +67,8 @@ TEST_F(SimTasks, EveryMoveKeepsKernelsCorrect) {
     const TaskInfo& t = task(suite, id);
     for (const char* s : starts) {
       Verdict v = check(t, sim_reply(render(t, s), 2, clean()));
-      EXPECT_TRUE(v.feasible) << suite << "/" << id << " from " << s << v.category << "\n" << v.feedback;
+      EXPECT_TRUE(v.feasible) << suite << "/" << id << " from " << s << v.category << "\n"
+                              << v.feedback;
     }
   }
 }
@@ -143,7 +97,8 @@ TEST_F(SimTasks, ReorderingAProductIsFaster) {
   ASSERT_NE(reply.find("evk-sim-moves: reorder"), std::string::npos);
   Verdict fast = verifier_->verify(t, *extract_code(reply), o);
   ASSERT_TRUE(naive.feasible && fast.feasible) << naive.feedback << fast.feedback;
-  EXPECT_GT(naive.latency_ms / fast.latency_ms, 1.5) << naive.latency_ms << " vs " << fast.latency_ms;
+  EXPECT_GT(naive.latency_ms / fast.latency_ms, 1.5)
+      << naive.latency_ms << " vs " << fast.latency_ms;
 }
 
 }  // namespace
