@@ -33,7 +33,8 @@ void add_report_command(CLI::App& app, Context& ctx) {
       "Acc per attempt, fast_p, speed-ups, gate failures, what the memory learned, and every "
       "task's best kernel. Runs of the offline sim coder are labelled SIMULATED.");
   report->add_option("RUN", run, "run id (default: the latest)");
-  report->add_option("--compare", compare, "other run ids to compare with (repeat or comma-separate)")
+  report
+      ->add_option("--compare", compare, "other run ids to compare with (repeat or comma-separate)")
       ->delimiter(',');
   report->add_option("--out", out, "the HTML file to write (default report.html)");
   report->callback([&ctx] {
@@ -47,16 +48,18 @@ void add_report_command(CLI::App& app, Context& ctx) {
     }
     write_file_atomic(out, render_report(runs));
     std::string with;
-    for (size_t i = 1; i < runs.size(); ++i) with += fmt::format("{}{}", i == 1 ? "" : ", ", runs[i].info.id);
-    std::cout << fmt::format("wrote {} (run {}{}{}): open it in a browser\n", out,
-                             runs[0].info.id, with.empty() ? "" : " compared with run " + with,
+    for (size_t i = 1; i < runs.size(); ++i)
+      with += fmt::format("{}{}", i == 1 ? "" : ", ", runs[i].info.id);
+    std::cout << fmt::format("wrote {} (run {}{}{}): open it in a browser\n", out, runs[0].info.id,
+                             with.empty() ? "" : " compared with run " + with,
                              runs[0].info.simulated ? ", SIMULATED" : "");
   });
 
   static std::vector<std::string> show_args;
   auto* show = app.add_subcommand(
-      "show", "Print the best kernel of a task in a run with its verdict: gates, latency, "
-              "speed-ups over eager and over the first draft (exit 1 when the task has none)");
+      "show",
+      "Print the best kernel of a task in a run with its verdict: gates, latency, "
+      "speed-ups over eager and over the first draft (exit 1 when the task has none)");
   show->add_option("ARGS", show_args, "[RUN] TASK: run id (default: the latest) and task id")
       ->required()
       ->expected(1, 2);
@@ -71,9 +74,10 @@ void add_report_command(CLI::App& app, Context& ctx) {
 
   static std::vector<std::string> export_args;
   auto* exp = app.add_subcommand(
-      "export", "Write a run's best kernels as DIR/<task>.cpp with DIR/manifest.json (latency, "
-                "speed-ups, verdict, model, seed), and its metrics as metrics.csv, tasks.csv "
-                "and metrics.json");
+      "export",
+      "Write a run's best kernels as DIR/<task>.cpp (.cu for cuda) with DIR/manifest.json "
+      "(latency, speed-ups, verdict, model, seed), and its metrics as metrics.csv, tasks.csv "
+      "and metrics.json");
   exp->add_option("ARGS", export_args, "[RUN] DIR: run id (default: the latest) and a folder")
       ->required()
       ->expected(1, 2);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/backend.h"
 #include "core/error.h"
 #include "core/paths.h"
 #include "report/html.h"
@@ -42,12 +43,12 @@ std::string verdict_text(const Verdict& v) {
 
 }  // namespace
 
-std::string kernel_file_name(const std::string& task) {
+std::string kernel_file_name(const std::string& task, const std::string& backend) {
   std::string s;
   for (char c : task)
     s += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
   if (s.empty() || s[0] == '.') s = "_" + s;
-  return s + ".cpp";
+  return s + fs::path(make_backend(backend)->source_filename()).extension().string();
 }
 
 std::string format_show(const RunData& run, const std::string& task, bool* found) {
@@ -97,7 +98,7 @@ json manifest_json(const RunData& run) {
     json e = {{"task", t.task},     {"level", t.level},       {"fitted", t.fitted},
               {"solved", t.solved}, {"attempts", t.attempts}, {"eager_ms", t.eager_ms}};
     if (best) {
-      e["file"] = kernel_file_name(t.task);
+      e["file"] = kernel_file_name(t.task, run.info.backend);
       e["attempt"] = best->idx;
       e["stage"] = best->stage;
       e["latency_ms"] = best->verdict.latency_ms;
@@ -166,7 +167,7 @@ int export_run(const RunData& run, const fs::path& dir) {
   int kernels = 0;
   for (const auto& t : run.overall.per_task)
     if (const Attempt* best = best_attempt(run, t.task)) {
-      write_file_atomic(dir / kernel_file_name(t.task), best->code);
+      write_file_atomic(dir / kernel_file_name(t.task, run.info.backend), best->code);
       ++kernels;
     }
   write_file_atomic(dir / "manifest.json", manifest_json(run).dump(2) + "\n");

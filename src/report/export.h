@@ -22,8 +22,9 @@ namespace evk {
 // UsageError when the run has no such task.
 std::string format_show(const RunData& run, const std::string& task, bool* found = nullptr);
 
-// File name of a task's kernel: the id with anything but [A-Za-z0-9._-] replaced by '_'.
-std::string kernel_file_name(const std::string& task);
+// File name of a task's kernel: the id with anything but [A-Za-z0-9._-] replaced by '_', and
+// the extension of the backend's source file (relu.cpp, relu.cu).
+std::string kernel_file_name(const std::string& task, const std::string& backend);
 
 nlohmann::json manifest_json(const RunData& run);
 nlohmann::json metrics_json(const RunData& run);

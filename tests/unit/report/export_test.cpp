@@ -113,9 +113,10 @@ TEST_F(Fixture, ExportWritesKernelsManifestAndMetrics) {
 }
 
 TEST(KernelFileName, KeepsSafeCharactersOnly) {
-  EXPECT_EQ(kernel_file_name("relu"), "relu.cpp");
-  EXPECT_EQ(kernel_file_name("../etc/passwd"), "_.._etc_passwd.cpp");
-  EXPECT_EQ(kernel_file_name("a b/c"), "a_b_c.cpp");
+  EXPECT_EQ(kernel_file_name("relu", "cpu"), "relu.cpp");
+  EXPECT_EQ(kernel_file_name("../etc/passwd", "cpu"), "_.._etc_passwd.cpp");
+  EXPECT_EQ(kernel_file_name("a b/c", "opencl"), "a_b_c.cpp");
+  EXPECT_EQ(kernel_file_name("relu", "cuda"), "relu.cu");
 }
 
 // The commands as a user types them, against the real binary.
