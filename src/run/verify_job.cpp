@@ -1,6 +1,9 @@
 #include "run/verify_job.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <cstdlib>
 
@@ -73,6 +76,25 @@ TaskInfo task_on_node(TaskInfo t, const fs::path& scratch) {
   return t;
 }
 
+// An exclusive flock on a file beside the scratch workspace, held until release() or the end.
+class NodeLock {
+ public:
+  explicit NodeLock(const std::string& path)
+      : fd_(::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600)) {
+    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) throw_errno("cannot lock " + path);
+  }
+  ~NodeLock() { release(); }
+  NodeLock(const NodeLock&) = delete;
+  NodeLock& operator=(const NodeLock&) = delete;
+  void release() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+};
+
 // Links scratch/cache/refs to the shared workspace's references (see the header).
 void share_references(const Workspace& scratch, const fs::path& shared) {
   fs::path link = scratch.cache_dir() / "refs", target = shared / "cache" / "refs";
@@ -133,10 +155,17 @@ Verdict run_verify_job(const fs::path& job_file) {
   Verdict v;
   try {
     VerifyJob job = verify_job_from_json(json::parse(read_file(job_file)));
-    Workspace scratch(job.scratch.empty() ? default_scratch(job.workspace) : job.scratch);
+    fs::path root = job.scratch.empty() ? default_scratch(job.workspace) : job.scratch;
+    // Jobs of one array start together on a node and share its scratch workspace: they set it
+    // up (database migrations, the references link, the task copy, the peaks) one at a time.
+    fs::create_directories(root.parent_path());
+    NodeLock setup(root.string() + ".lock");
+    Workspace scratch(root);
     share_references(scratch, job.workspace);
     TaskInfo task = task_on_node(job.task, scratch.root());
     Verifier verifier(scratch, job.oracle);
+    (void)verifier.peaks(job.verify.threads);
+    setup.release();
     v = verifier.verify(task, job.source, job.verify);
   } catch (const std::exception& e) {
     // Same rule as verify_all: the machinery failing says nothing about the kernel.
