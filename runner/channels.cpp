@@ -3,6 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
@@ -40,6 +41,20 @@ nlohmann::json Observations::event(const std::vector<std::string>& records) cons
   e["mixed_unchanged"] =
       mixed_unchanged < 0 ? nlohmann::json(nullptr) : nlohmann::json(mixed_unchanged == 1);
   return e;
+}
+
+void Observations::set_timing(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  auto q = [&](double p) {  // linear interpolation between order statistics
+    double x = p * static_cast<double>(ms.size() - 1);
+    size_t lo = static_cast<size_t>(x);
+    size_t hi = std::min(lo + 1, ms.size() - 1);
+    return ms[lo] + (ms[hi] - ms[lo]) * (x - static_cast<double>(lo));
+  };
+  median = q(0.5);
+  iqr = q(0.75) - q(0.25);
+  min = ms.front();
+  trials = static_cast<int>(ms.size());
 }
 
 double now_ms() {

@@ -38,6 +38,8 @@ struct Observations {
   int mixed_unchanged = -1;  // -1: the probe did not apply
   double median = 0, iqr = 0, min = 0;
   int trials = 0;
+  // Median, IQR, minimum and count of the timed calls' milliseconds (at least one).
+  void set_timing(std::vector<double> ms);
   nlohmann::json event(const std::vector<std::string>& records) const;
 };
 

@@ -292,17 +292,7 @@ class Harness {
       t.push_back(t1 - t0);
       spent += t1 - t0;
     }
-    std::sort(t.begin(), t.end());
-    auto q = [&](double p) {
-      double x = p * static_cast<double>(t.size() - 1);
-      size_t lo = static_cast<size_t>(x);
-      size_t hi = std::min(lo + 1, t.size() - 1);
-      return t[lo] + (t[hi] - t[lo]) * (x - static_cast<double>(lo));
-    };
-    obs_.median = q(0.5);
-    obs_.iqr = q(0.75) - q(0.25);
-    obs_.min = t.front();
-    obs_.trials = static_cast<int>(t.size());
+    obs_.set_timing(std::move(t));
     return true;
   }
 
