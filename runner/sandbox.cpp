@@ -1,11 +1,11 @@
 #include "sandbox.h"
 
-#include <sys/ioctl.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -28,63 +28,144 @@ char g_names[kNames][40];  // filled before the filter goes on: the handler only
 // queries about itself, threads' synchronisation, time, its own signal handling.
 const int kAllowed[] = {
     // memory
-    SCMP_SYS(brk), SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(mprotect),
-    SCMP_SYS(madvise), SCMP_SYS(mincore), SCMP_SYS(msync), SCMP_SYS(membarrier),
-    SCMP_SYS(get_mempolicy), SCMP_SYS(set_mempolicy), SCMP_SYS(mbind),
+    SCMP_SYS(brk),
+    SCMP_SYS(mmap),
+    SCMP_SYS(munmap),
+    SCMP_SYS(mremap),
+    SCMP_SYS(mprotect),
+    SCMP_SYS(madvise),
+    SCMP_SYS(mincore),
+    SCMP_SYS(msync),
+    SCMP_SYS(membarrier),
+    SCMP_SYS(get_mempolicy),
+    SCMP_SYS(set_mempolicy),
+    SCMP_SYS(mbind),
     // descriptors it has
-    SCMP_SYS(read), SCMP_SYS(readv), SCMP_SYS(pread64), SCMP_SYS(preadv), SCMP_SYS(preadv2),
-    SCMP_SYS(write), SCMP_SYS(writev), SCMP_SYS(pwrite64), SCMP_SYS(pwritev), SCMP_SYS(pwritev2),
-    SCMP_SYS(lseek), SCMP_SYS(close), SCMP_SYS(dup), SCMP_SYS(dup2), SCMP_SYS(dup3),
-    SCMP_SYS(pipe), SCMP_SYS(pipe2), SCMP_SYS(fsync), SCMP_SYS(fdatasync), SCMP_SYS(ftruncate),
-    SCMP_SYS(fallocate), SCMP_SYS(flock), SCMP_SYS(fadvise64), SCMP_SYS(readahead),
-    SCMP_SYS(poll), SCMP_SYS(ppoll), SCMP_SYS(select), SCMP_SYS(pselect6),
+    SCMP_SYS(read),
+    SCMP_SYS(readv),
+    SCMP_SYS(pread64),
+    SCMP_SYS(preadv),
+    SCMP_SYS(preadv2),
+    SCMP_SYS(write),
+    SCMP_SYS(writev),
+    SCMP_SYS(pwrite64),
+    SCMP_SYS(pwritev),
+    SCMP_SYS(pwritev2),
+    SCMP_SYS(lseek),
+    SCMP_SYS(close),
+    SCMP_SYS(dup),
+    SCMP_SYS(dup2),
+    SCMP_SYS(dup3),
+    SCMP_SYS(pipe),
+    SCMP_SYS(pipe2),
+    SCMP_SYS(fsync),
+    SCMP_SYS(fdatasync),
+    SCMP_SYS(ftruncate),
+    SCMP_SYS(fallocate),
+    SCMP_SYS(flock),
+    SCMP_SYS(fadvise64),
+    SCMP_SYS(readahead),
+    SCMP_SYS(poll),
+    SCMP_SYS(ppoll),
+    SCMP_SYS(select),
+    SCMP_SYS(pselect6),
     // looking at files (the jail and Landlock decide what exists and may be read)
-    SCMP_SYS(fstat), SCMP_SYS(stat), SCMP_SYS(lstat), SCMP_SYS(newfstatat), SCMP_SYS(statx),
-    SCMP_SYS(fstatfs), SCMP_SYS(statfs), SCMP_SYS(access), SCMP_SYS(faccessat),
-    SCMP_SYS(faccessat2), SCMP_SYS(readlink), SCMP_SYS(readlinkat), SCMP_SYS(getdents),
-    SCMP_SYS(getdents64), SCMP_SYS(getcwd), SCMP_SYS(chdir), SCMP_SYS(fchdir), SCMP_SYS(umask),
+    SCMP_SYS(fstat),
+    SCMP_SYS(stat),
+    SCMP_SYS(lstat),
+    SCMP_SYS(newfstatat),
+    SCMP_SYS(statx),
+    SCMP_SYS(fstatfs),
+    SCMP_SYS(statfs),
+    SCMP_SYS(access),
+    SCMP_SYS(faccessat),
+    SCMP_SYS(faccessat2),
+    SCMP_SYS(readlink),
+    SCMP_SYS(readlinkat),
+    SCMP_SYS(getdents),
+    SCMP_SYS(getdents64),
+    SCMP_SYS(getcwd),
+    SCMP_SYS(chdir),
+    SCMP_SYS(fchdir),
+    SCMP_SYS(umask),
     // itself
-    SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(getppid), SCMP_SYS(getuid), SCMP_SYS(geteuid),
-    SCMP_SYS(getgid), SCMP_SYS(getegid), SCMP_SYS(getgroups), SCMP_SYS(getresuid),
-    SCMP_SYS(getresgid), SCMP_SYS(getpgrp), SCMP_SYS(getpgid), SCMP_SYS(getsid),
-    SCMP_SYS(uname), SCMP_SYS(sysinfo), SCMP_SYS(getrusage), SCMP_SYS(times),
-    SCMP_SYS(getrlimit), SCMP_SYS(getcpu), SCMP_SYS(getrandom), SCMP_SYS(arch_prctl),
-    SCMP_SYS(set_tid_address), SCMP_SYS(set_robust_list), SCMP_SYS(rseq),
-    SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(restart_syscall),
+    SCMP_SYS(getpid),
+    SCMP_SYS(gettid),
+    SCMP_SYS(getppid),
+    SCMP_SYS(getuid),
+    SCMP_SYS(geteuid),
+    SCMP_SYS(getgid),
+    SCMP_SYS(getegid),
+    SCMP_SYS(getgroups),
+    SCMP_SYS(getresuid),
+    SCMP_SYS(getresgid),
+    SCMP_SYS(getpgrp),
+    SCMP_SYS(getpgid),
+    SCMP_SYS(getsid),
+    SCMP_SYS(uname),
+    SCMP_SYS(sysinfo),
+    SCMP_SYS(getrusage),
+    SCMP_SYS(times),
+    SCMP_SYS(getrlimit),
+    SCMP_SYS(getcpu),
+    SCMP_SYS(getrandom),
+    SCMP_SYS(arch_prctl),
+    SCMP_SYS(set_tid_address),
+    SCMP_SYS(set_robust_list),
+    SCMP_SYS(rseq),
+    SCMP_SYS(exit),
+    SCMP_SYS(exit_group),
+    SCMP_SYS(restart_syscall),
     // threads and scheduling queries
-    SCMP_SYS(futex), SCMP_SYS(futex_waitv), SCMP_SYS(sched_yield), SCMP_SYS(sched_getaffinity),
-    SCMP_SYS(sched_getparam), SCMP_SYS(sched_getscheduler), SCMP_SYS(sched_getattr),
-    SCMP_SYS(sched_get_priority_max), SCMP_SYS(sched_get_priority_min),
-    SCMP_SYS(sched_rr_get_interval), SCMP_SYS(getpriority),
+    SCMP_SYS(futex),
+    SCMP_SYS(futex_waitv),
+    SCMP_SYS(sched_yield),
+    SCMP_SYS(sched_getaffinity),
+    SCMP_SYS(sched_getparam),
+    SCMP_SYS(sched_getscheduler),
+    SCMP_SYS(sched_getattr),
+    SCMP_SYS(sched_get_priority_max),
+    SCMP_SYS(sched_get_priority_min),
+    SCMP_SYS(sched_rr_get_interval),
+    SCMP_SYS(getpriority),
     // time
-    SCMP_SYS(clock_gettime), SCMP_SYS(clock_getres), SCMP_SYS(gettimeofday), SCMP_SYS(time),
-    SCMP_SYS(nanosleep), SCMP_SYS(clock_nanosleep),
+    SCMP_SYS(clock_gettime),
+    SCMP_SYS(clock_getres),
+    SCMP_SYS(gettimeofday),
+    SCMP_SYS(time),
+    SCMP_SYS(nanosleep),
+    SCMP_SYS(clock_nanosleep),
     // its own signals
-    SCMP_SYS(rt_sigaction), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn),
-    SCMP_SYS(sigaltstack), SCMP_SYS(rt_sigpending), SCMP_SYS(rt_sigtimedwait),
-    SCMP_SYS(rt_sigsuspend), SCMP_SYS(pause),
+    SCMP_SYS(rt_sigaction),
+    SCMP_SYS(rt_sigprocmask),
+    SCMP_SYS(rt_sigreturn),
+    SCMP_SYS(sigaltstack),
+    SCMP_SYS(rt_sigpending),
+    SCMP_SYS(rt_sigtimedwait),
+    SCMP_SYS(rt_sigsuspend),
+    SCMP_SYS(pause),
 };
 
 // Changing the file tree: EACCES (a kernel that tries learns it may not), allowed with
 // SandboxOptions::writes (the jail's view and Landlock then say where).
 const int kTreeChanges[] = {
-    SCMP_SYS(creat),   SCMP_SYS(mkdir),     SCMP_SYS(mkdirat), SCMP_SYS(unlink),
-    SCMP_SYS(unlinkat), SCMP_SYS(rename),   SCMP_SYS(renameat), SCMP_SYS(renameat2),
-    SCMP_SYS(rmdir),   SCMP_SYS(link),      SCMP_SYS(linkat),  SCMP_SYS(symlink),
-    SCMP_SYS(symlinkat), SCMP_SYS(chmod),   SCMP_SYS(fchmod),  SCMP_SYS(fchmodat),
-    SCMP_SYS(truncate), SCMP_SYS(mknod),    SCMP_SYS(mknodat),
+    SCMP_SYS(creat),     SCMP_SYS(mkdir),  SCMP_SYS(mkdirat),  SCMP_SYS(unlink),
+    SCMP_SYS(unlinkat),  SCMP_SYS(rename), SCMP_SYS(renameat), SCMP_SYS(renameat2),
+    SCMP_SYS(rmdir),     SCMP_SYS(link),   SCMP_SYS(linkat),   SCMP_SYS(symlink),
+    SCMP_SYS(symlinkat), SCMP_SYS(chmod),  SCMP_SYS(fchmod),   SCMP_SYS(fchmodat),
+    SCMP_SYS(truncate),  SCMP_SYS(mknod),  SCMP_SYS(mknodat),
 };
 
 // Query and naming options of prctl; every other option stops the process.
-const int kPrctlAllowed[] = {PR_SET_NAME,         PR_GET_NAME,       PR_GET_DUMPABLE,
-                             PR_GET_NO_NEW_PRIVS, PR_CAPBSET_READ,   PR_GET_TIMERSLACK,
+const int kPrctlAllowed[] = {PR_SET_NAME,         PR_GET_NAME,        PR_GET_DUMPABLE,
+                             PR_GET_NO_NEW_PRIVS, PR_CAPBSET_READ,    PR_GET_TIMERSLACK,
                              PR_GET_SECUREBITS,   PR_GET_THP_DISABLE, 0x53564d41 /* PR_SET_VMA */};
 
 // fcntl commands on its own descriptors; F_SETOWN/F_SETSIG (signals to others) are not here.
-const int kFcntlAllowed[] = {F_DUPFD,     F_GETFD,        F_SETFD,       F_GETFL,
-                             F_SETFL,     F_GETLK,        F_SETLK,       F_SETLKW,
-                             F_DUPFD_CLOEXEC, F_OFD_GETLK, F_OFD_SETLK,  F_OFD_SETLKW,
-                             F_GETPIPE_SZ, F_SETPIPE_SZ,  F_GET_SEALS,   F_ADD_SEALS};
+const int kFcntlAllowed[] = {F_DUPFD,         F_GETFD,      F_SETFD,     F_GETFL,
+                             F_SETFL,         F_GETLK,      F_SETLK,     F_SETLKW,
+                             F_DUPFD_CLOEXEC, F_OFD_GETLK,  F_OFD_SETLK, F_OFD_SETLKW,
+                             F_GETPIPE_SZ,    F_SETPIPE_SZ, F_GET_SEALS, F_ADD_SEALS};
 
 // Terminal queries isatty() and stdio make; other ioctls stop the process (for a device, all
 // are allowed).
@@ -150,7 +231,7 @@ void install_sandbox(int report_fd, const SandboxOptions& opt) {
     if (n) ::strncat(g_names[nr], n, sizeof g_names[nr] - 1);
     std::free(n);
   }
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_sigaction = on_sigsys;
   sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
@@ -191,8 +272,7 @@ void install_sandbox(int report_fd, const SandboxOptions& opt) {
     }
   }
   f.add(SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), {});
-  for (int nr : kTreeChanges)
-    f.add(opt.writes ? SCMP_ACT_ALLOW : SCMP_ACT_ERRNO(EACCES), nr, {});
+  for (int nr : kTreeChanges) f.add(opt.writes ? SCMP_ACT_ALLOW : SCMP_ACT_ERRNO(EACCES), nr, {});
 
   if (opt.device) {
     // A GPU driver talks to its device nodes with ioctls and mapped memory, pins host memory

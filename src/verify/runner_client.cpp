@@ -98,7 +98,9 @@ JailSpec jail_for(const RunnerJob& job, const RunnerLimits& lim, const fs::path&
 
 }  // namespace
 
-void set_unsafe_no_jail(bool on) { g_unsafe = on; }
+void set_unsafe_no_jail(bool on) {
+  g_unsafe = on;
+}
 
 bool unsafe_no_jail() {
   const char* e = std::getenv("EVK_UNSAFE_NO_JAIL");
@@ -115,7 +117,8 @@ RunnerRun run_runner(const RunnerJob& job, const RunnerLimits& lim, const std::s
   fs::path exe = runner_path();
   if (lim.executable != exe.filename()) exe = exe.parent_path() / lim.executable;
   if (!fs::exists(exe))
-    throw Error("the runner " + exe.string() + " is missing: build it (make build) or install it "
+    throw Error("the runner " + exe.string() +
+                " is missing: build it (make build) or install it "
                 "beside evk-runner");
   exe = fs::canonical(exe);
 
