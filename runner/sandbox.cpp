@@ -295,7 +295,14 @@ std::string enter_sandbox(int report_fd, const std::string& library) {
   if (std::string why = prepare_runtimes(); !why.empty()) return why;
   FilePolicy files = file_policy_from_env();
   bool runtime_files = files.active();
-  if (!runtime_files) files = default_file_policy(library);
+  if (runtime_files) {
+    // The library is loaded after Landlock is on; the loader reads its cache to find its
+    // dependencies.
+    files.read_only.push_back(library);
+    if (::access("/etc/ld.so.cache", R_OK) == 0) files.read_only.push_back("/etc/ld.so.cache");
+  } else {
+    files = default_file_policy(library);
+  }
   if (runtime_files || landlock_abi() >= 1) restrict_files(files);
   SandboxOptions opt;
   opt.writes = runtime_files && !files.read_write.empty();
