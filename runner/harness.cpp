@@ -156,6 +156,10 @@ class Harness {
     if (out_fd < 0) throw_errno("cannot create " + job_.outputs_path);
     records_.open(out_fd);
 
+    // Landlock and the system-call filter go on before the library is loaded: its global
+    // constructors are candidate code too (sandbox.h).
+    if (std::string why = enter_sandbox(rep_fd_, job_.library); !why.empty())
+      return load_error(why);
     void* lib = ::dlopen(job_.library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) return load_error(std::string("cannot load the library: ") + ::dlerror());
     auto fn = reinterpret_cast<evk_forward_fn>(::dlsym(lib, "evk_forward"));
@@ -163,11 +167,6 @@ class Harness {
       return load_error("the library does not export evk_forward: define it with extern \"C\" "
                         "and include evokernel/kernel_abi.h");
     fn_ = fn;
-    // Runtime discovery is the runner's own code (no candidate code runs before the filter).
-    if (std::string why = prepare_runtimes(); !why.empty()) return load_error(why);
-    FilePolicy files = file_policy_from_env();
-    if (files.active()) restrict_files(files);
-    install_sandbox(rep_fd_, files.active());
 
     // Correctness calls: fresh inputs and poisoned outputs per seed; all kept alive so that
     // every call sees distinct addresses.

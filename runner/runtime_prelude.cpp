@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -47,9 +48,16 @@ struct Fd {
   }
 };
 
+// The rights Landlock accepts on a file that is not a folder.
+constexpr uint64_t kFileRights = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+                                 LANDLOCK_ACCESS_FS_READ_FILE | kTruncate | kIoctlDev;
+
 void add_rule(int ruleset, const std::string& path, uint64_t rights) {
   Fd dir{::open(path.c_str(), O_PATH | O_CLOEXEC)};
   if (dir.fd < 0) throw_errno("the sandbox cannot open " + path);
+  struct stat st{};
+  if (::fstat(dir.fd, &st) != 0) throw_errno("the sandbox cannot stat " + path);
+  if (!S_ISDIR(st.st_mode)) rights &= kFileRights;
   landlock_path_beneath_attr attr{};
   attr.allowed_access = rights;
   attr.parent_fd = dir.fd;
@@ -62,6 +70,15 @@ void add_rule(int ruleset, const std::string& path, uint64_t rights) {
 FilePolicy file_policy_from_env() {
   return {split_paths(std::getenv("EVK_RUNNER_FS_READ")),
           split_paths(std::getenv("EVK_RUNNER_FS_WRITE"))};
+}
+
+FilePolicy default_file_policy(const std::string& library) {
+  FilePolicy p;
+  for (const char* d : {"/usr", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/dev", "/proc",
+                        "/sys"})
+    if (::access(d, F_OK) == 0) p.read_only.push_back(d);
+  p.read_only.push_back(library);
+  return p;
 }
 
 int landlock_abi() {
@@ -103,9 +120,13 @@ void restrict_files(const FilePolicy& p) {
         "runtime): enable it with the boot parameter lsm=...,landlock or use the cpu "
         "backend");
   uint64_t all = handled_rights(abi);
-  landlock_ruleset_attr attr{};
-  attr.handled_access_fs = all;
-  int rs = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
+  // The ruleset attribute as of ABI 6 (newer than the headers): with scoping, signals to
+  // processes outside the domain and abstract unix sockets are refused as well.
+  struct {
+    uint64_t handled_access_fs, handled_access_net, scoped;
+  } attr{all, 0, abi >= 6 ? 0x3u : 0u};
+  size_t attr_size = abi >= 6 ? sizeof attr : sizeof(uint64_t);
+  int rs = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0));
   if (rs < 0) throw_errno("landlock_create_ruleset");
   Fd ruleset{rs};
   const uint64_t read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;

@@ -9,7 +9,7 @@
 //   EVK_RUNNER_OPENCL=1        discover OpenCL platforms and devices now
 //   EVK_RUNNER_FS_READ=A:B     with Landlock, only these trees may be read ...
 //   EVK_RUNNER_FS_WRITE=C      ... and only this one written (the candidate's PoCL cache)
-// Without EVK_RUNNER_FS_* the seccomp filter denies every open, as for the CPU backend.
+// Without EVK_RUNNER_FS_*: default_file_policy, where the kernel has Landlock.
 #pragma once
 #include <string>
 #include <vector>
@@ -23,6 +23,10 @@ struct FilePolicy {
 };
 
 FilePolicy file_policy_from_env();
+
+// Without a runtime's own policy: reading the system trees, /etc, /dev, /proc, /sys and the
+// candidate `library` (not the folder around it), writing nothing.
+FilePolicy default_file_policy(const std::string& library);
 
 // "" when every requested runtime is ready, else what failed and what to do.
 std::string prepare_runtimes();

@@ -188,6 +188,11 @@ class Harness {
     start_ = make_event();
     stop_ = make_event();
 
+    // The filter goes on before the library is loaded: its global constructors (the fatbin
+    // registration among them) are candidate code too. The driver keeps its ioctls.
+    SandboxOptions sandbox;
+    sandbox.device = true;
+    install_sandbox(rep_fd_, sandbox);
     void* lib = ::dlopen(job_.library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) return load_error(std::string("cannot load the library: ") + ::dlerror());
     auto fn = reinterpret_cast<evk_forward_fn>(::dlsym(lib, "evk_forward"));
@@ -198,7 +203,6 @@ class Harness {
     fn_ = fn;
     // Registering the library's kernels must not have broken the context.
     check(cudaDeviceSynchronize(), "synchronising after loading the library");
-    install_sandbox(rep_fd_);
 
     // Correctness calls: fresh inputs and poisoned outputs per seed; all kept alive so that
     // every call sees distinct addresses.

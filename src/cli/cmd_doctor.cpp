@@ -5,8 +5,11 @@
 #include <iostream>
 
 #include "cli/context.h"
+#include "core/cpu_lease.h"
+#include "core/jail.h"
 #include "core/paths.h"
 #include "core/process.h"
+#include "verify/runner_client.h"
 
 namespace evk::cli {
 namespace fs = std::filesystem;
@@ -18,7 +21,9 @@ struct Check {
   std::string what, detail, fix;
 };
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
 
 Check check_cmd(const std::string& what, const std::vector<std::string>& argv,
                 const std::string& fix) {
@@ -29,13 +34,61 @@ Check check_cmd(const std::string& what, const std::vector<std::string>& argv,
   return {r.ok(), what, r.ok() ? text : r.describe() + (text.empty() ? "" : ": " + text), fix};
 }
 
+// One line per layer of the candidate's jail (core/jail.h, runner/sandbox.h), each with a fix.
+void jail_checks(std::vector<Check>& checks) {
+  std::string why = jail_unavailable();
+  const std::string ns_fix =
+      "allow unprivileged user namespaces (sysctl user.max_user_namespaces=10000, and on "
+      "Debian kernel.unprivileged_userns_clone=1; in a container: run it with "
+      "--security-opt seccomp=unconfined or as a privileged one); until then verification "
+      "refuses to run candidates unless --unsafe-no-jail is given";
+  auto failed_at = [&](const char* step) { return why.find(step) != std::string::npos; };
+  bool user = why.empty() ||
+              !(failed_at("unshare (mount, pid") || failed_at("uid_map") || failed_at("gid_map") ||
+                failed_at("setgroups") || failed_at("unshare (user"));
+  checks.push_back({why.empty(), "jail",
+                    why.empty() ? "user, mount, pid, net, ipc, uts namespaces; tmpfs view; "
+                                  "uid " +
+                                      std::to_string(jail_outer_uid()) +
+                                      " outside, no "
+                                      "capabilities"
+                                : why,
+                    user ? "the kernel refused a mount inside the jail: see the message; "
+                           "until then pass --unsafe-no-jail (unjailed candidates)"
+                         : ns_fix});
+  ProcessResult sb = run_process({runner_path().string(), "--check-sandbox"});
+  std::string text = sb.out;
+  auto line_of = [&](const std::string& key) {
+    auto at = text.find(key);
+    if (at == std::string::npos) return std::string();
+    return text.substr(at, text.find('\n', at) - at);
+  };
+  checks.push_back({sb.ok(), "seccomp allowlist",
+                    sb.ok() ? "default deny, checked by evk-runner --check-sandbox"
+                            : sb.describe() + " " + first_line(sb.out + sb.err),
+                    "build evk-runner (make) and install libseccomp2; see evk-runner "
+                    "--check-sandbox"});
+  std::string ll = line_of("landlock");
+  bool ll_ok = ll.find(" ok") != std::string::npos;  // "landlock (ABI 7)   ok"
+  checks.push_back({ll_ok, "Landlock", ll.empty() ? "not reported by the runner" : ll,
+                    "boot with lsm=...,landlock (Linux 5.13+); the CPU backend runs without it "
+                    "(one layer fewer), the OpenCL backend needs it"});
+  auto cpus = usable_cpus();
+  std::string pin = line_of("pinned mask");
+  checks.push_back({pin.find(" ok") != std::string::npos, "CPU pinning",
+                    std::to_string(cpus.size()) + " CPUs usable; " + (pin.empty() ? "?" : pin),
+                    "the runner is pinned with sched_setaffinity before exec; a cgroup cpuset "
+                    "that forbids it must be widened"});
+}
+
 }  // namespace
 
 void add_doctor_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
       "doctor",
-      "Check the tools evokernel uses (g++, PyTorch oracle, seccomp, nvcc, PoCL), the "
-      "workspace and the LLM endpoint; each line says OK or MISSING and how to fix it");
+      "Check the tools evokernel uses (g++, PyTorch oracle, nvcc, PoCL), each layer of the "
+      "candidates' jail (namespaces, seccomp, Landlock, CPU pinning), the workspace and the "
+      "LLM endpoint; each line says OK or MISSING and how to fix it");
   static bool online = false;
   cmd->add_flag("--online", online, "also send one tiny request to the configured LLM endpoint");
   cmd->callback([&ctx] {
@@ -45,8 +98,7 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
     checks.push_back(check_cmd("python3 + torch",
                                {py, "-c", "import torch; print('torch', torch.__version__)"},
                                "run scripts/setup (python3-torch, for " + py + ")"));
-    checks.push_back(check_cmd("seccomp sandbox", {runner_path().string(), "--check-sandbox"},
-                               "build evk-runner (make) and install libseccomp2"));
+    jail_checks(checks);
     fs::path nvcc = fs::exists("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : "nvcc";
     checks.push_back(check_cmd("nvcc (cuda backend)", {nvcc.string(), "--version"},
                                "optional: install the CUDA toolkit for the cuda backend"));
@@ -77,7 +129,8 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
     checks.push_back({!needs_key || has_key, "LLM endpoint", "model " + model + ", " + where,
                       "set EVK_API_KEY or OPENAI_API_KEY for openai: models"});
     if (online)
-      checks.push_back(check_cmd("LLM reachable", {(self_exe_dir() / "evokernel").string(), "llm", "ping"},
+      checks.push_back(check_cmd("LLM reachable",
+                                 {(self_exe_dir() / "evokernel").string(), "llm", "ping"},
                                  "see `evokernel llm ping` for the diagnosis"));
     bool all = true;
     for (const auto& c : checks) {

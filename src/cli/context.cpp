@@ -1,5 +1,7 @@
 #include "cli/context.h"
 
+#include "verify/runner_client.h"
+
 namespace evk::cli {
 
 Workspace& Context::workspace() {
@@ -24,6 +26,11 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
   app.add_option("--max-elements", g.max_elements,
                  "fit tasks so their inputs hold at most N elements (0: never)")
       ->check(CLI::NonNegativeNumber);
+  app.add_flag_callback(
+      "--unsafe-no-jail", [] { set_unsafe_no_jail(true); },
+      "run candidate kernels even where this machine cannot jail them (no user namespaces: "
+      "see `evokernel doctor`); the seccomp filter still applies and verdicts say "
+      "`unjailed`. Only on a machine you can afford to lose");
 }
 
 }  // namespace evk::cli

@@ -1,16 +1,23 @@
 #include "core/process.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdlib>
-#include <fmt/format.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "core/error.h"
 
@@ -64,26 +71,62 @@ std::vector<std::string> build_env(const ProcessOptions& opt) {
 
 void set_limit(int resource, uint64_t value) {
   if (value == 0) return;
-  struct rlimit rl{value, value};
+  struct rlimit rl {
+    value, value
+  };
   ::setrlimit(resource, &rl);
 }
 
+// Closes every descriptor above 2 except `keep` (sorted) and clears close-on-exec on the kept
+// ones. close_range when the kernel has it (5.9+), a loop over the descriptor limit otherwise.
+// Async-signal-safe.
+void close_inherited(const std::vector<int>& keep) {
+  int from = 3;
+  auto close_span = [](int lo, int hi) {  // [lo, hi]
+    if (lo > hi) return;
+    if (::syscall(SYS_close_range, lo, hi, 0) == 0) return;
+    struct rlimit rl {};
+    long top = ::getrlimit(RLIMIT_NOFILE, &rl) == 0 ? static_cast<long>(rl.rlim_cur) : 1024;
+    if (top > (1 << 20)) top = 1 << 20;
+    long end = hi < top ? hi : top - 1;
+    for (long f = lo; f <= end; ++f) ::close(static_cast<int>(f));
+  };
+  for (int k : keep) {
+    close_span(from, k - 1);
+    int flags = ::fcntl(k, F_GETFD);
+    if (flags >= 0) ::fcntl(k, F_SETFD, flags & ~FD_CLOEXEC);
+    from = k + 1;
+  }
+  close_span(from, INT_MAX);
+}
+
 // Runs in the child between fork and exec: async-signal-safe calls only.
-[[noreturn]] void exec_child(const ProcessOptions& opt, char* const* argv, char* const* envp,
-                             int in_fd, int out_fd, int err_fd) {
+[[noreturn]] void exec_child(const ProcessOptions& opt, const JailPlan* jail, const cpu_set_t* cpus,
+                             char* const* argv, char* const* envp, int in_fd, int out_fd,
+                             int err_fd) {
   ::setpgid(0, 0);
   ::dup2(in_fd, 0);
   ::dup2(out_fd, 1);
   ::dup2(err_fd, 2);
-  if (!opt.cwd.empty() && ::chdir(opt.cwd.c_str()) != 0) _exit(126);
+  close_inherited(opt.keep_fds);
+  if (!jail && !opt.cwd.empty() && ::chdir(opt.cwd.c_str()) != 0) _exit(126);
+  if (cpus && ::sched_setaffinity(0, sizeof *cpus, cpus) != 0) {
+    const char msg[] = "sched_setaffinity failed: the CPUs asked for are not available\n";
+    ssize_t ignored = ::write(2, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(126);
+  }
   set_limit(RLIMIT_AS, opt.address_space_bytes);
   set_limit(RLIMIT_CPU, opt.cpu_seconds);
   set_limit(RLIMIT_FSIZE, opt.file_size_bytes);
   set_limit(RLIMIT_NPROC, opt.max_processes);
-  struct rlimit core{0, 0};
+  struct rlimit core {
+    0, 0
+  };
   ::setrlimit(RLIMIT_CORE, &core);
   // Signals ignored by the parent would stay ignored across exec: restore the defaults.
   ::signal(SIGPIPE, SIG_DFL);
+  if (jail && jail->enter(opt.cwd.c_str()) != 0) _exit(126);
   ::execvpe(argv[0], argv, envp);
   const char msg[] = "exec failed: no such program or not executable\n";
   ssize_t ignored = ::write(2, msg, sizeof msg - 1);
@@ -95,6 +138,12 @@ void set_limit(int resource, uint64_t value) {
 
 ProcessResult run_process(const std::vector<std::string>& args, const ProcessOptions& opt) {
   if (args.empty()) throw Error("run_process: empty argv");
+  ProcessOptions sorted = opt;  // the child walks keep_fds in order without allocating
+  std::sort(sorted.keep_fds.begin(), sorted.keep_fds.end());
+  for (int k : sorted.keep_fds)
+    if (k <= 2 || ::fcntl(k, F_GETFD) < 0)
+      throw Error("run_process: keep_fds holds " + std::to_string(k) +
+                  ", which is not an open descriptor above 2");
   std::vector<std::string> env_strings = build_env(opt);
   std::vector<char*> argv, envp;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -102,11 +151,22 @@ ProcessResult run_process(const std::vector<std::string>& args, const ProcessOpt
   for (const auto& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
 
+  std::optional<JailPlan> jail;
+  if (opt.jail) jail.emplace(*opt.jail);
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (int c : opt.cpus) {
+    if (c < 0 || c >= CPU_SETSIZE) throw Error("run_process: no CPU " + std::to_string(c));
+    CPU_SET(c, &cpus);
+  }
+
   Pipe in, out, err;
   auto start = std::chrono::steady_clock::now();
   pid_t pid = ::fork();
   if (pid < 0) throw_errno("fork");
-  if (pid == 0) exec_child(opt, argv.data(), envp.data(), in.fd[0], out.fd[1], err.fd[1]);
+  if (pid == 0)
+    exec_child(sorted, jail ? &*jail : nullptr, opt.cpus.empty() ? nullptr : &cpus, argv.data(),
+               envp.data(), in.fd[0], out.fd[1], err.fd[1]);
   ::setpgid(pid, pid);  // also in the parent, so the group exists before we may kill it
   in.close_end(0);
   out.close_end(1);
@@ -164,14 +224,17 @@ ProcessResult run_process(const std::vector<std::string>& args, const ProcessOpt
     for (int j = 0; j < np && rc > 0; ++j)
       if (p[j].revents & (POLLIN | POLLHUP | POLLERR)) {
         int i = idx[j];
-        bool more = i == 0 ? drain(fds[0], r.out, r.out_truncated)
-                           : drain(fds[1], r.err, r.err_truncated);
+        size_t before = r.out.size();
+        bool more =
+            i == 0 ? drain(fds[0], r.out, r.out_truncated) : drain(fds[1], r.err, r.err_truncated);
+        if (i == 0 && opt.on_stdout && r.out.size() > before)
+          opt.on_stdout(pid, std::string_view(r.out).substr(before));
         if (!more) open[i] = false;
       }
   }
 
   int status = 0;
-  struct rusage ru{};
+  struct rusage ru {};
   // A child that closed its pipes may still run: wait for it, honouring the deadline.
   while (true) {
     pid_t w = ::wait4(pid, &status, WNOHANG, &ru);
@@ -186,10 +249,34 @@ ProcessResult run_process(const std::vector<std::string>& args, const ProcessOpt
   ::kill(-pid, SIGKILL);  // leave nothing of the group behind (detached grandchildren)
   r.wall_s = elapsed();
   r.max_rss_kb = ru.ru_maxrss;
+  r.cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+            static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
   if (r.timed_out) r.term_signal = 0;
   return r;
+}
+
+double process_tree_cpu_s(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  auto close_paren = text.rfind(')');  // the command name may hold spaces and parentheses
+  if (close_paren == std::string::npos) return 0;
+  std::istringstream fields(text.substr(close_paren + 2));
+  std::string f;
+  double ticks = 0;
+  // Fields 3.. after the name: utime and stime are the 14th and 15th of the line, cutime and
+  // cstime (reaped children) the 16th and 17th.
+  for (int k = 3; k <= 17 && fields >> f; ++k)
+    if (k >= 14) ticks += std::stod(f);
+  double total = ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  std::error_code ec;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream kids(task.path() / "children");
+    for (pid_t kid; kids >> kid;) total += process_tree_cpu_s(kid);
+  }
+  return total;
 }
 
 }  // namespace evk

@@ -1,28 +1,46 @@
 // Running a child process with limits: its own process group, rlimits set in the child before
 // exec, a wall-clock timeout that kills the whole group, and stdout/stderr captured up to a cap.
 // Invariant relied on by the verifier: when run_process returns, no process of the child's
-// group is left alive.
+// group is left alive. The child inherits only stdin/stdout/stderr and the descriptors named in
+// `keep_fds` (at the same numbers); every other descriptor of the parent is closed before exec.
 #pragma once
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "core/jail.h"
 
 namespace evk {
 
 struct ProcessOptions {
-  std::string cwd;                           // empty: inherit
-  std::map<std::string, std::string> env;    // added to (or replacing in) the inherited env
-  bool clear_env = false;                    // start from an empty environment instead
+  std::string cwd;                         // empty: inherit
+  std::map<std::string, std::string> env;  // added to (or replacing in) the inherited env
+  bool clear_env = false;                  // start from an empty environment instead
   std::string stdin_data;
-  double timeout_s = 60;                     // wall clock; <= 0 means none
-  uint64_t address_space_bytes = 0;          // RLIMIT_AS; 0: unlimited
-  uint64_t cpu_seconds = 0;                  // RLIMIT_CPU; 0: unlimited
-  uint64_t file_size_bytes = 0;              // RLIMIT_FSIZE; 0: unlimited
-  uint64_t max_processes = 0;                // RLIMIT_NPROC; 0: unlimited (root ignores it)
-  size_t output_cap = 1 << 20;               // bytes kept of each of stdout and stderr
+  double timeout_s = 60;             // wall clock; <= 0 means none
+  uint64_t address_space_bytes = 0;  // RLIMIT_AS; 0: unlimited
+  uint64_t cpu_seconds = 0;          // RLIMIT_CPU; 0: unlimited
+  uint64_t file_size_bytes = 0;      // RLIMIT_FSIZE; 0: unlimited
+  uint64_t max_processes = 0;        // RLIMIT_NPROC; 0: unlimited (root ignores it)
+  size_t output_cap = 1 << 20;       // bytes kept of each of stdout and stderr
+  // Parent descriptors the child gets at the same numbers (close-on-exec cleared in the child);
+  // each must be > 2 and open. Everything else above 2 is closed in the child.
+  std::vector<int> keep_fds;
+  // CPUs the child (and everything it starts) may run on, set before exec; empty: inherit.
+  std::vector<int> cpus;
+  // Entered after the rlimits, pinning and descriptor clean-up, before exec (core/jail.h): the
+  // program's first instruction runs jailed. argv[0] must be an absolute path visible inside.
+  std::optional<JailSpec> jail;
+  // Called with each chunk read from the child's stdout while it runs (the child's pid, the
+  // outer one, is still valid: it has not been reaped). For sampling the child from outside at
+  // a moment it announces, e.g. process_tree_cpu_s.
+  std::function<void(pid_t pid, std::string_view chunk)> on_stdout;
 };
 
 struct ProcessResult {
@@ -33,6 +51,7 @@ struct ProcessResult {
   bool out_truncated = false, err_truncated = false;
   double wall_s = 0;
   long max_rss_kb = 0;
+  double cpu_s = 0;  // user + system CPU seconds of the child and its reaped threads (wait4)
   bool ok() const { return !timed_out && term_signal == 0 && exit_code == 0; }
   // "exit code 3", "killed by SIGSEGV (segmentation fault)", "timed out after 5.0 s"
   std::string describe() const;
@@ -41,6 +60,10 @@ struct ProcessResult {
 // Throws Error only when the process cannot be started at all (no such program counts as a
 // failed start with exit code 127 and a message on err).
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& opt = {});
+
+// User + system CPU seconds so far of `pid` and every live descendant (its threads included;
+// descendants already reaped count through their parent). 0 when `pid` is gone. Reads /proc.
+double process_tree_cpu_s(pid_t pid);
 
 // "SIGSEGV (segmentation fault)"
 std::string signal_name(int sig);

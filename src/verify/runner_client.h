@@ -1,7 +1,11 @@
 // Starting evk-runner on one job: a fresh process per candidate, in its own process group,
 // with rlimits (address space, CPU time, file size, processes, no core files), a wall-clock
-// timeout that kills the group, a clean environment fixing the thread count, and capped
-// stdout/stderr.
+// timeout that kills the group, a clean environment fixing the thread count, capped
+// stdout/stderr, no inherited descriptor, pinned to `threads` CPUs of its own (core/cpu_lease.h)
+// and, unless the user gave --unsafe-no-jail, inside the jail (core/jail.h). The jail's view:
+// the runner executable, the candidate's folder (read-only), the job's seed files (read-only),
+// the outputs file and the runtime's writable folders (EVK_RUNNER_FS_WRITE), at the same paths
+// as outside; when we are root, the candidate's folder is handed to the jail's uid first.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -24,9 +28,26 @@ struct RunnerLimits {
 struct RunnerRun {
   ProcessResult process;
   RunnerReport report;
+  bool jailed = true;     // false only under --unsafe-no-jail
+  std::vector<int> cpus;  // the CPUs it was pinned to
+  // Measured from outside when the runner announced the timing phase ({"event":"call",
+  // "phase":"timing"}): its CPU seconds so far (process_tree_cpu_s) and the wall seconds since
+  // it started; negative when it never got there. The CPU time of the timing phase is then
+  // process.cpu_s - timing_start_cpu_s (an upper bound: the records written after it count).
+  double timing_start_cpu_s = -1, timing_start_wall_s = -1;
 };
 
-// `workdir` is the candidate's private folder (cwd of the runner, where outputs go).
+// `workdir` is the candidate's private folder (cwd of the runner, where outputs go). Throws
+// UsageError when the jail cannot be made on this machine and unsafe mode is off, Error when
+// the runner is missing or the jail failed to set up.
 RunnerRun run_runner(const RunnerJob& job, const RunnerLimits& lim, const std::string& workdir);
+
+// --unsafe-no-jail (also EVK_UNSAFE_NO_JAIL=1 in the environment): run candidates without the
+// jail where the machine cannot make one. The seccomp filter and Landlock still apply.
+void set_unsafe_no_jail(bool on);
+bool unsafe_no_jail();
+
+// "" when this machine can jail the runner, else what is missing (cached: tried once).
+const std::string& runner_jail_unavailable();
 
 }  // namespace evk

@@ -261,6 +261,8 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
     const ProcessResult& p = run.process;
     const RunnerReport& rep = run.report;
     j.v.metrics["runner_s"] = p.wall_s;
+    j.v.metrics["runner_cpu_s"] = p.cpu_s;
+    j.v.metrics["jailed"] = run.jailed;  // false only under --unsafe-no-jail
     std::string where = phase_gate_text(rep.last_phase);
     Gate run_gate = rep.last_phase == "timing" ? Gate::Latency
                     : (rep.last_phase == "reuse" || rep.last_phase == "mixed") ? Gate::DynamicHack

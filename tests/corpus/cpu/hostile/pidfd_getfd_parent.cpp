@@ -1,0 +1,38 @@
+// task: builtin:level1/relu
+// expect: runtime_crash
+// feedback: pidfd_open
+// gates: no-static-source
+// hostile: takes its parent's descriptors with pidfd_open + pidfd_getfd (the way a kernel
+// reached the verifier's own SQLite descriptor and wrote into it). Against the old filter it
+// succeeded: neither call was denied, and the runner was root like its parent. Now the allowlist
+// stops pidfd_open (and in the jail's pid namespace the parent is the jail's init).
+#include "evokernel/kernel_abi.h"
+
+static long sys(long n, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, long f = 0) {
+  long r;
+  register long r10 __asm__("r10") = d;
+  register long r8 __asm__("r8") = e;
+  register long r9 __asm__("r9") = f;
+  __asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+                   : "rcx", "r11", "memory");
+  return r;
+}
+
+static int relu(const evk_tensor* in, evk_tensor* out) {
+  const float* x = (const float*)in[0].data;
+  float* y = (float*)out[0].data;
+  for (int64_t i = 0; i < evk_numel(&in[0]); ++i) y[i] = x[i] > 0 ? x[i] : 0;
+  return 0;
+}
+
+extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32_t) {
+  long pidfd = sys(434, sys(110), 0);  // pidfd_open(getppid())
+  if (pidfd < 0) return 13;
+  int got = 0;
+  for (long fd = 3; fd < 64; ++fd) {
+    long mine = sys(438, pidfd, fd, 0);  // pidfd_getfd
+    if (mine >= 0) ++got, sys(3, mine);
+  }
+  if (!got) return 13;
+  return relu(in, out);
+}
