@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/jail.h"
 #include "core/paths.h"
 #include "core/process.h"
