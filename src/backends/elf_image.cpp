@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 
+#include "backends/symbol_tables.h"
 #include "core/error.h"
 #include "core/paths.h"
 
@@ -38,7 +39,35 @@ class Reader {
   std::string name_;
 };
 
+char nm_type(const Elf64_Sym& sym) {
+  unsigned bind = ELF64_ST_BIND(sym.st_info), type = ELF64_ST_TYPE(sym.st_info);
+  if (sym.st_shndx == SHN_UNDEF) return bind == STB_WEAK ? 'w' : 'U';
+  if (bind == STB_GNU_UNIQUE) return 'u';
+  if (bind == STB_WEAK) return type == STT_OBJECT ? 'V' : 'W';
+  char c = type == STT_FUNC || type == STT_GNU_IFUNC ? 'T' : 'D';
+  return bind == STB_LOCAL ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+ElfSymbol to_symbol(const Elf64_Sym& sym, std::string name) {
+  ElfSymbol s;
+  s.name = std::move(name);
+  s.size = sym.st_size;
+  s.function = ELF64_ST_TYPE(sym.st_info) == STT_FUNC;
+  s.defined = sym.st_shndx != SHN_UNDEF;
+  s.nm_type = nm_type(sym);
+  return s;
+}
+
 }  // namespace
+
+SymbolTables nm_tables(const ElfImage& img) {
+  SymbolTables t;
+  for (const auto& s : img.exports) t.exported += "0 " + std::string(1, s.nm_type) + " " + s.name + "\n";
+  for (const auto& i : img.imports) t.imported += (i.weak ? "w " : "U ") + i.name + "\n";
+  for (const auto& s : img.symbols)
+    if (s.defined) t.defined += "0 " + std::string(1, s.nm_type) + " " + s.name + "\n";
+  return t;
+}
 
 ElfImage read_elf_image(const fs::path& lib) {
   Reader r(read_file(lib), lib.string());
@@ -95,7 +124,11 @@ ElfImage read_elf_image(const fs::path& lib) {
     uint64_t count = dynsym->sh_size / sizeof(Elf64_Sym);
     for (uint64_t i = 1; i < count; ++i) {
       auto sym = r.at<Elf64_Sym>(dynsym->sh_offset + i * sizeof(Elf64_Sym));
-      if (sym.st_shndx != SHN_UNDEF) continue;
+      if (sym.st_shndx != SHN_UNDEF) {
+        std::string name = r.str(strs.sh_offset, strs.sh_size, sym.st_name);
+        if (!name.empty()) img.exports.push_back(to_symbol(sym, std::move(name)));
+        continue;
+      }
       ElfImport imp;
       imp.name = r.str(strs.sh_offset, strs.sh_size, sym.st_name);
       if (imp.name.empty()) continue;
@@ -113,12 +146,10 @@ ElfImage read_elf_image(const fs::path& lib) {
     uint64_t count = symtab->sh_size / sizeof(Elf64_Sym);
     for (uint64_t i = 1; i < count; ++i) {
       auto sym = r.at<Elf64_Sym>(symtab->sh_offset + i * sizeof(Elf64_Sym));
-      ElfSymbol s;
-      s.name = r.str(strs.sh_offset, strs.sh_size, sym.st_name);
-      s.size = sym.st_size;
-      s.function = ELF64_ST_TYPE(sym.st_info) == STT_FUNC;
-      s.defined = sym.st_shndx != SHN_UNDEF;
-      if (!s.name.empty()) img.symbols.push_back(std::move(s));
+      ElfSymbol s = to_symbol(sym, r.str(strs.sh_offset, strs.sh_size, sym.st_name));
+      // Section and file symbols are not what nm --defined-only lists by name.
+      unsigned type = ELF64_ST_TYPE(sym.st_info);
+      if (!s.name.empty() && type != STT_SECTION && type != STT_FILE) img.symbols.push_back(std::move(s));
     }
   }
   return img;

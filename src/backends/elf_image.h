@@ -22,6 +22,7 @@ struct ElfSymbol {
   uint64_t size = 0;
   bool function = false;
   bool defined = false;
+  char nm_type = '?';  // the letter nm would print: T W V u D B t d ...
 };
 
 struct ElfImage {
@@ -30,9 +31,15 @@ struct ElfImage {
   uint64_t init_entries = 0, fini_entries = 0;
   bool has_tls = false;          // a PT_TLS segment (thread_local data)
   std::vector<ElfSymbol> symbols;  // .symtab (empty when stripped)
+  std::vector<ElfSymbol> exports;  // defined symbols of .dynsym
 };
 
 // Throws Error naming the file when it is not a readable 64-bit little-endian ELF.
 ElfImage read_elf_image(const std::filesystem::path& lib);
+
+struct SymbolTables;
+// The three tables nm would print for the library (backends/symbol_tables.h), from the image:
+// the same rules, without three nm processes per candidate.
+SymbolTables nm_tables(const ElfImage& img);
 
 }  // namespace evk

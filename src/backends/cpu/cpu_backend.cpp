@@ -6,6 +6,7 @@
 #include "backends/cpu/source_rules.h"
 #include "backends/cpu/symbol_rules.h"
 #include "backends/elf_image.h"
+#include "backends/symbol_tables.h"
 #include "backends/import_rules.h"
 #include "backends/load_time_rules.h"
 #include "core/paths.h"
@@ -77,8 +78,8 @@ CompileResult CpuBackend::compile(const std::string& source, const fs::path& wor
 }
 
 std::optional<std::string> CpuBackend::check_artifact(const fs::path& artifact) const {
-  if (auto bad = check_cpu_symbols(read_symbol_tables(artifact))) return bad;
   ElfImage img = read_elf_image(artifact);
+  if (auto bad = check_cpu_symbols(nm_tables(img))) return bad;
   if (auto bad = check_kernel_imports(img)) return bad;
   return check_load_time(img, load_time_baselines(knowledge_dir()));
 }

@@ -8,6 +8,7 @@
 
 #include "backends/compile_support.h"
 #include "backends/elf_image.h"
+#include "backends/symbol_tables.h"
 #include "backends/import_rules.h"
 #include "backends/load_time_rules.h"
 #include "backends/opencl/opencl_source_rules.h"
@@ -152,8 +153,8 @@ CompileResult OpenClBackend::compile(const std::string& source, const fs::path& 
 }
 
 std::optional<std::string> OpenClBackend::check_artifact(const fs::path& artifact) const {
-  if (auto bad = check_opencl_symbols(read_symbol_tables(artifact))) return bad;
   ElfImage img = read_elf_image(artifact);
+  if (auto bad = check_opencl_symbols(nm_tables(img))) return bad;
   if (auto bad = check_kernel_imports(img, {"libOpenCL.so.1"})) return bad;
   static std::vector<LoadTimeCode> baselines;
   static std::once_flag once;
