@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
              files.size(), reps);
   show("source gate (g++ -E + scan)", stats(pre), "ms", 1e3);
   show("compile (g++ -O3, the reference)", stats(compile), "ms", 1e3);
-  show("library gate (nm + ELF + imports)", stats(post), "ms", 1e3);
+  show("library gate (ELF: symbols, imports)", stats(post), "ms", 1e3);
   show("ratio (source + library) / compile", stats(ratio), "x ", 1);
   if (rejected) fmt::print("WARNING: {} runs of honest kernels were rejected\n", rejected);
   return rejected ? 1 : 0;
