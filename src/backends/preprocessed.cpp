@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "backends/scratch_dir.h"
+#include "backends/source_scan.h"
 #include "core/error.h"
 #include "core/paths.h"
 #include "core/process.h"
@@ -106,6 +107,38 @@ std::vector<std::pair<size_t, std::string>> parse_h_list(const std::string& h) {
   return out;
 }
 
+// The first line of `src` that is a #line directive or a GNU linemarker directive (`# 12 "f"`),
+// however spelled (%:, line continuations, comments between); 0 when none. Directives come
+// only from the text itself (a macro never expands to one), so the text is where to look.
+int line_directive(const std::string& src) {
+  std::string t;
+  std::vector<int> line_at;  // the original line of each character of t
+  int line = 1;
+  for (size_t i = 0; i < src.size(); ++i) {
+    if (src[i] == '\\' && i + 1 < src.size() && src[i + 1] == '\n') {
+      ++i, ++line;
+      continue;
+    }
+    t += src[i];
+    line_at.push_back(line);
+    if (src[i] == '\n') ++line;
+  }
+  t = blank_comments_and_strings(t, true);
+  for (size_t b = 0; b < t.size();) {
+    size_t e = std::min(t.find('\n', b), t.size());
+    size_t k = t.find_first_not_of(" \t\r\f\v", b);
+    if (k < e) {
+      size_t after = t.compare(k, 1, "#") == 0 ? k + 1 : t.compare(k, 2, "%:") == 0 ? k + 2 : e;
+      size_t d = after < e ? t.find_first_not_of(" \t", after) : e;
+      if (d < e && (std::isdigit(static_cast<unsigned char>(t[d])) ||
+                    (t.compare(d, 4, "line") == 0 && (d + 4 >= e || !is_ident(t[d + 4])))))
+        return line_at[k];
+    }
+    b = e + 1;
+  }
+  return 0;
+}
+
 constexpr const char* kTampered =
     "the preprocessed source does not match the files the compiler opened: #line directives, "
     "line markers and macros that expand to them are not allowed";
@@ -186,6 +219,11 @@ PreprocessOutcome parse_preprocessed(const std::string& text, const std::string&
 }
 
 PreprocessOutcome preprocess_candidate(const std::string& src, const PreprocessSpec& spec) {
+  if (int ln = line_directive(src)) {
+    PreprocessOutcome out;
+    out.refusal = fmt::format("line {}: {}", ln, kTampered);
+    return out;
+  }
   ScratchDir dir;
   write_file_atomic(dir.path() / spec.source_name, src);
   std::vector<std::string> argv = spec.argv;
