@@ -132,3 +132,170 @@ std::optional<std::string> check_include_lines(const std::string& no_comments,
 }
 
 }  // namespace evk
+
+namespace evk {
+namespace {
+
+bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+
+// The end of the pp-number starting at `i` ([lex.ppnumber]: digits, letters, '.', digit
+// separators between digits or letters, and signs after e E p P).
+size_t pp_number_end(const std::string& s, size_t i) {
+  size_t n = s.size(), k = i + 1;
+  while (k < n) {
+    char c = s[k];
+    if ((c == '+' || c == '-') && (s[k - 1] == 'e' || s[k - 1] == 'E' || s[k - 1] == 'p' ||
+                                   s[k - 1] == 'P'))
+      ++k;
+    else if (is_ident(c) || c == '.')
+      ++k;
+    else if (c == '\'' && k + 1 < n && is_ident(s[k + 1]))
+      k += 2;
+    else
+      break;
+  }
+  return k;
+}
+
+// Whether the identifier s[b, e) is a string or character literal's encoding prefix.
+bool is_literal_prefix(std::string_view p) {
+  for (std::string_view q : {"u8", "u", "U", "L", "R", "u8R", "uR", "UR", "LR"})
+    if (p == q) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string blank_preprocessed_literals(const std::string& s) {
+  std::string out = s;
+  auto blank = [&](size_t from, size_t to) {
+    for (size_t k = from; k < to && k < out.size(); ++k)
+      if (out[k] != '\n') out[k] = ' ';
+  };
+  size_t i = 0, n = s.size();
+  while (i < n) {
+    char c = s[i];
+    if (is_digit(c) || (c == '.' && i + 1 < n && is_digit(s[i + 1]))) {
+      size_t e = pp_number_end(s, i);
+      blank(i, e);
+      i = e;
+    } else if (is_ident(c)) {
+      size_t e = i;
+      while (e < n && is_ident(s[e])) ++e;
+      std::string_view word(s.data() + i, e - i);
+      if (e < n && (s[e] == '"' || s[e] == '\'') && is_literal_prefix(word)) {
+        bool raw = word.back() == 'R' && s[e] == '"';
+        size_t end;
+        if (raw) {
+          size_t paren = s.find('(', e + 1);
+          std::string close =
+              paren == std::string::npos ? "" : ")" + s.substr(e + 1, paren - e - 1) + "\"";
+          size_t f = paren == std::string::npos ? std::string::npos : s.find(close, paren);
+          end = f == std::string::npos ? n : f + close.size();
+        } else {
+          end = e + 1;
+          while (end < n && s[end] != s[e] && s[end] != '\n') end += s[end] == '\\' ? 2 : 1;
+          end = std::min(n, end + 1);
+        }
+        blank(e, end);
+        i = end;
+      } else {
+        i = e;
+      }
+    } else if (c == '"' || c == '\'') {
+      size_t e = i + 1;
+      while (e < n && s[e] != c && s[e] != '\n') e += s[e] == '\\' ? 2 : 1;
+      e = std::min(n, e + 1);
+      blank(i, e);
+      i = e;
+    } else if (i + 1 < n && ((c == '<' && s[i + 1] == ':' && !(i + 2 < n && s[i + 2] == ':')) ||
+                             (c == ':' && s[i + 1] == '>') || (c == '<' && s[i + 1] == '%') ||
+                             (c == '%' && s[i + 1] == '>'))) {
+      out[i] = c == '<' ? (s[i + 1] == ':' ? '[' : '{') : (c == ':' ? ']' : '}');
+      out[i + 1] = ' ';
+      i += 2;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::string_view normalize_attribute(std::string_view a) {
+  if (a.size() > 4 && a.substr(0, 2) == "__" && a.substr(a.size() - 2) == "__")
+    return a.substr(2, a.size() - 4);
+  return a;
+}
+
+size_t skip_space(const std::string& s, size_t k) {
+  while (k < s.size() && std::isspace(static_cast<unsigned char>(s[k]))) ++k;
+  return k;
+}
+
+// Attribute names inside the list that starts at `k` (just after "((" or "[["), up to the
+// list's closing bracket at depth zero; `close` is ')' or ']'.
+std::optional<std::string> scan_attribute_list(const std::string& s, size_t k, char close,
+                                               const AttributeVisitor& visit) {
+  int depth = 0;
+  bool expect_name = true;
+  for (; k < s.size(); ++k) {
+    char c = s[k];
+    if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (depth == 0 && c == close) return std::nullopt;
+      --depth;
+    } else if (depth == 0 && c == ',') {
+      expect_name = true;
+    } else if (depth == 0 && is_ident(c)) {
+      size_t e = k;
+      while (e < s.size() && is_ident(s[e])) ++e;
+      std::string_view word(s.data() + k, e - k);
+      size_t after = skip_space(s, e);
+      bool scoped = s.compare(after, 2, "::") == 0;
+      bool using_prefix = word == "using";
+      if (expect_name && !scoped && !using_prefix)
+        if (auto bad = visit(normalize_attribute(word), k)) return bad;
+      // After "ns::" or "using ns:" the next word is the name.
+      if (!scoped && !using_prefix) expect_name = false;
+      if (using_prefix) {
+        size_t colon = s.find(':', e);
+        if (colon == std::string::npos) return std::nullopt;
+        k = colon;
+        expect_name = true;
+        continue;
+      }
+      k = scoped ? after + 1 : e - 1;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> scan_attributes(const std::string& s, const AttributeVisitor& visit) {
+  for (size_t k = 0; k < s.size(); ++k) {
+    if (s[k] == '[') {
+      size_t b = skip_space(s, k + 1);
+      if (b < s.size() && s[b] == '[')
+        if (auto bad = scan_attribute_list(s, b + 1, ']', visit)) return bad;
+      continue;
+    }
+    if (!is_ident(s[k]) || (k > 0 && is_ident(s[k - 1]))) continue;
+    size_t e = k;
+    while (e < s.size() && is_ident(s[e])) ++e;
+    std::string_view word(s.data() + k, e - k);
+    if (word == "__attribute__" || word == "__attribute") {
+      size_t p1 = skip_space(s, e);
+      size_t p2 = p1 < s.size() && s[p1] == '(' ? skip_space(s, p1 + 1) : s.size();
+      if (p2 < s.size() && s[p2] == '(')
+        if (auto bad = scan_attribute_list(s, p2 + 1, ')', visit)) return bad;
+    }
+    k = e - 1;
+  }
+  return std::nullopt;
+}
+
+}  // namespace evk

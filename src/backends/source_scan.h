@@ -51,3 +51,19 @@ std::optional<std::string> check_include_lines(const std::string& no_comments,
                                                std::string_view allowed_text);
 
 }  // namespace evk
+
+namespace evk {
+
+// Preprocessed text (no comments, no line continuations) with string and character literals
+// blanked, and numbers too, so that a digit separator (1'000) does not start a "character
+// literal" that hides what follows; digraphs (<: :> <% %>) are rewritten as [ ] { } so that
+// attribute brackets look the same however they are spelled. Length and newlines are kept.
+std::string blank_preprocessed_literals(const std::string& code);
+
+// Calls `visit(name, pos)` for every attribute name in `code` (blanked as above): the names in
+// __attribute__((a, b(x))) and in [[gnu::a, b]] / [[using gnu: a]], with leading and trailing
+// "__" removed (__constructor__ -> constructor) and the namespace dropped.
+using AttributeVisitor = std::function<std::optional<std::string>(std::string_view name, size_t pos)>;
+std::optional<std::string> scan_attributes(const std::string& code, const AttributeVisitor& visit);
+
+}  // namespace evk

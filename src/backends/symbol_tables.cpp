@@ -53,7 +53,8 @@ bool is_weak_std_instance(const NmSymbol& s) {
   bool weak = s.type == 'W' || s.type == 'V' || s.type == 'u';
   std::string_view n = s.name;
   for (std::string_view p :
-       {"_ZNSt", "_ZNKSt", "_ZSt", "_ZTISt", "_ZTSSt", "_ZTVSt", "_ZN9__gnu_cxx"})
+       {"_ZNSt", "_ZNKSt", "_ZSt", "_ZTISt", "_ZTSSt", "_ZTVSt", "_ZN9__gnu_cxx", "_ZZNSt",
+        "_ZZNKSt", "_ZGVZNSt", "_ZGVZNKSt"})
     if (weak && n.starts_with(p)) return true;
   return false;
 }

@@ -25,8 +25,9 @@ struct NmSymbol {
 // The symbols of one nm table; lines without a one-letter type are skipped.
 std::vector<NmSymbol> parse_nm(const std::string& text);
 
-// A weak instance of a std:: (or __gnu_cxx::) template that g++ exports whatever the
-// visibility flags say: not the candidate's doing, so not an extra export.
+// A weak instance of a std:: (or __gnu_cxx::) template, or a function-local static inside one
+// (std::to_string's digit table), that g++ exports whatever the visibility flags say: not the
+// candidate's doing, so not an extra export.
 bool is_weak_std_instance(const NmSymbol& s);
 
 }  // namespace evk

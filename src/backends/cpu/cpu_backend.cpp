@@ -1,8 +1,14 @@
 #include "backends/cpu/cpu_backend.h"
 
+#include <mutex>
+
 #include "backends/compile_support.h"
 #include "backends/cpu/source_rules.h"
 #include "backends/cpu/symbol_rules.h"
+#include "backends/elf_image.h"
+#include "backends/symbol_tables.h"
+#include "backends/import_rules.h"
+#include "backends/load_time_rules.h"
 #include "core/paths.h"
 
 namespace evk {
@@ -10,11 +16,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> compile_argv(const fs::path& include_dir, const fs::path& src,
-                                      const fs::path& lib) {
+std::vector<std::string> compile_flags(const fs::path& include_dir) {
   return {"g++", "-std=c++17", "-O3", "-march=native", "-fopenmp", "-shared", "-fPIC",
           "-fvisibility=hidden", "-fvisibility-inlines-hidden", "-fdiagnostics-color=never",
-          "-fmax-errors=8", "-I" + include_dir.string(), src.string(), "-o", lib.string()};
+          "-fmax-errors=8", "-I" + include_dir.string()};
+}
+
+std::vector<std::string> compile_argv(const fs::path& include_dir, const fs::path& src,
+                                      const fs::path& lib) {
+  std::vector<std::string> argv = compile_flags(include_dir);
+  for (const std::string& a : {src.string(), std::string("-o"), lib.string()}) argv.push_back(a);
+  return argv;
 }
 
 // What a failed g++ build's feedback says beyond the shared texts.
@@ -26,10 +38,30 @@ CompilerWords gxx_words() {
   return w;
 }
 
+// The toolchain's own load-time code (frame_dummy; <iostream>'s initialiser): libraries built
+// by the compile command from sources holding nothing of a candidate's, built once.
+const std::vector<LoadTimeCode>& load_time_baselines(const fs::path& include_dir) {
+  static std::vector<LoadTimeCode> baselines;
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    baselines = build_load_time_baselines(
+        [&](const fs::path& src, const fs::path& lib) { return compile_argv(include_dir, src, lib); },
+        {"#include \"evokernel/kernel_abi.h\"\n", "#include <iostream>\n"});
+  });
+  return baselines;
+}
+
 }  // namespace
 
 std::optional<std::string> CpuBackend::static_check(const std::string& source) const {
   return check_cpu_source(source);
+}
+
+std::vector<std::string> CpuBackend::preprocess_argv() {
+  std::vector<std::string> argv;
+  for (auto& a : compile_flags(data_root() / "knowledge" / "cpu"))
+    if (a != "-shared") argv.push_back(a);
+  return argv;
 }
 
 std::string CpuBackend::compile_command() const {
@@ -46,7 +78,10 @@ CompileResult CpuBackend::compile(const std::string& source, const fs::path& wor
 }
 
 std::optional<std::string> CpuBackend::check_artifact(const fs::path& artifact) const {
-  return check_cpu_symbols(read_symbol_tables(artifact));
+  ElfImage img = read_elf_image(artifact);
+  if (auto bad = check_cpu_symbols(nm_tables(img))) return bad;
+  if (auto bad = check_kernel_imports(img)) return bad;
+  return check_load_time(img, load_time_baselines(knowledge_dir()));
 }
 
 }  // namespace evk

@@ -15,6 +15,9 @@ class CpuBackend : public Backend {
                         double timeout_s) const override;
   std::optional<std::string> check_artifact(const std::filesystem::path& artifact) const override;
   std::string compile_command() const override;
+  // The compile command without its source, output and -shared: what the static source rules
+  // preprocess the candidate with (backends/preprocessed.h).
+  static std::vector<std::string> preprocess_argv();
 
   // The compiler's address-space limit: a template bomb ends as a compile failure.
   static constexpr uint64_t kCompileAddressSpace = 2ull << 30;

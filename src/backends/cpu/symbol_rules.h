@@ -1,6 +1,7 @@
 // Anti-hack rules on a built CPU library's symbol tables (gate 1, after compiling): what it
-// exports, what it defines, and what it imports. These catch what the source rules miss when
-// names are built by token pasting or declared by hand.
+// exports and what it defines. What it imports is checked against an allowlist
+// (backends/import_rules.h), and its load-time code against a baseline
+// (backends/load_time_rules.h).
 #pragma once
 #include <optional>
 #include <string>
@@ -9,8 +10,8 @@
 
 namespace evk {
 
-// nullopt when the library exports only evk_forward (plus weak std:: template instances),
-// defines no libc/libm/libgomp symbol, and imports nothing forbidden.
+// nullopt when the library exports only evk_forward (plus weak std:: template instances) and
+// defines no libc/libm/libgomp symbol.
 std::optional<std::string> check_cpu_symbols(const SymbolTables& t);
 
 }  // namespace evk

@@ -81,6 +81,29 @@ std::optional<std::string> probe_device() {
 
 }  // namespace
 
+std::vector<std::string> CudaBackend::preprocess_argv(const std::string& nvcc) {
+  std::vector<std::string> argv;
+  auto full = compile_argv(nvcc, data_root() / "knowledge" / "cuda", "kernel.cu", "kernel.so");
+  for (size_t i = 0; i < full.size(); ++i) {
+    const std::string& a = full[i];
+    if (a == "-Xptxas" || a == "-o") {
+      ++i;  // and its value
+      continue;
+    }
+    if (a == "-shared" || a == "kernel.cu") continue;
+    argv.push_back(a);
+  }
+  return argv;
+}
+
+std::vector<std::string> CudaBackend::include_dirs(const fs::path& nvcc) {
+  fs::path root = nvcc.parent_path().parent_path();
+  fs::path target = root / "targets" / "x86_64-linux" / "include";
+  return {target.lexically_normal().string(), (target / "cccl").lexically_normal().string(),
+          (root / "include").lexically_normal().string(),
+          (root / "include" / "cccl").lexically_normal().string()};
+}
+
 std::optional<fs::path> CudaBackend::nvcc_path() {
   if (const char* path = std::getenv("PATH")) {
     std::istringstream dirs(path);

@@ -6,6 +6,8 @@
 #pragma once
 #include <filesystem>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "backends/backend.h"
 
@@ -31,6 +33,11 @@ class CudaBackend : public Backend {
   // The GPU architecture candidates are built for: $EVK_CUDA_ARCH (e.g. sm_80, sm_90a),
   // default sm_90 (H100/H200). Throws UsageError for a malformed value.
   static std::string arch();
+  // The compile command of `nvcc` without its source, output, -shared and ptxas options: what
+  // the static rules preprocess the candidate with (backends/preprocessed.h).
+  static std::vector<std::string> preprocess_argv(const std::string& nvcc);
+  // The toolkit's include folders (for naming the headers a candidate includes).
+  static std::vector<std::string> include_dirs(const std::filesystem::path& nvcc);
   // Where evk-runner-cuda is expected: beside evk-runner.
   static std::filesystem::path runner_executable();
 

@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <functional>
 #include <set>
 #include <string_view>
 #include <vector>
 
+#include "backends/cuda/cuda_backend.h"
+#include "backends/preprocessed.h"
 #include "backends/source_scan.h"
 
 namespace evk {
@@ -81,91 +84,27 @@ constexpr std::string_view kToHost =
 constexpr std::string_view kDevice = "changing the device or its context (the harness owns them)";
 
 const std::vector<TokenRule> kForbidden = {
-    // What the CPU rules forbid too: assembly, system calls, libraries, files, network,
-    // processes, environment, host timers, host threads, memory mapping, signals, exit, load-
-    // time code, symbol tricks. Inline PTX is refused with host assembly: the rules cannot
-    // tell them apart; intrinsics (__shfl_sync, __ldg, wmma, __pipeline_memcpy_async) cover it.
+    // Assembly (inline PTX is refused with host assembly: intrinsics such as __shfl_sync,
+    // __ldg, wmma and __pipeline_memcpy_async cover it) and counters. Host calls into the C
+    // library (files, processes, network, environment, clocks, threads, signals, exit) are
+    // judged on the library's imports, not on spellings: a local may be named write or exit.
     {"asm", "inline assembly"},
     {"__asm__", "inline assembly"},
     {"__asm", "inline assembly"},
-    {"syscall", "raw system calls"},
     {"__rdtsc", "reading the time stamp counter"},
     {"__rdtscp", "reading the time stamp counter"},
     {"_rdtsc", "reading the time stamp counter"},
-    {"dlopen", "loading libraries"},
-    {"dlsym", "looking up symbols"},
-    {"dlvsym", "looking up symbols"},
-    {"fopen", "file access"},
-    {"freopen", "file access"},
-    {"fdopen", "file access"},
-    {"open", "file access"},
-    {"openat", "file access"},
-    {"creat", "file access"},
+    {"__builtin_ia32_rdtsc", "reading the time stamp counter"},
+    {"__builtin_ia32_rdtscp", "reading the time stamp counter"},
     {"ifstream", "file access"},
     {"ofstream", "file access"},
     {"fstream", "file access"},
     {"filesystem", "file access"},
-    {"unlink", "file access"},
-    {"mkdir", "file access"},
-    {"chmod", "file access"},
-    {"fwrite", "file access"},
-    {"write", "raw I/O"},
-    {"pwrite", "raw I/O"},
-    {"close", "raw I/O"},
-    {"dup", "raw I/O"},
-    {"dup2", "raw I/O"},
-    {"socket", "network access"},
-    {"connect", "network access"},
-    {"gethostbyname", "network access"},
-    {"getaddrinfo", "network access"},
-    {"fork", "creating processes"},
-    {"vfork", "creating processes"},
-    {"clone", "creating processes"},
-    {"execl", "running programs"},
-    {"execlp", "running programs"},
-    {"execle", "running programs"},
-    {"execv", "running programs"},
-    {"execvp", "running programs"},
-    {"execve", "running programs"},
-    {"execvpe", "running programs"},
-    {"posix_spawn", "running programs"},
-    {"system", "running programs"},
-    {"popen", "running programs"},
-    {"getenv", "reading the environment"},
-    {"secure_getenv", "reading the environment"},
-    {"setenv", "changing the environment"},
-    {"putenv", "changing the environment"},
-    {"environ", "reading the environment"},
-    {"clock_gettime", kClock},
-    {"gettimeofday", kClock},
     {"chrono", kClock},
     {"clock", kClock},
     {"clock64", kClock},
     {"__globaltimer", kClock},
     {"cudaEvent*", kClock},
-    {"pthread_*", "host threads (the work belongs on the GPU)"},
-    {"thrd_create", "host threads (the work belongs on the GPU)"},
-    {"jthread", "host threads (the work belongs on the GPU)"},
-    {"async", "host threads (the work belongs on the GPU)"},
-    {"mmap", "mapping memory"},
-    {"munmap", "mapping memory"},
-    {"mprotect", "changing memory protection"},
-    {"signal", "signal handlers"},
-    {"sigaction", "signal handlers"},
-    {"ptrace", "tracing processes"},
-    {"kill", "signalling processes"},
-    {"prctl", "process control"},
-    {"exit", "ending the process"},
-    {"_exit", "ending the process"},
-    {"_Exit", "ending the process"},
-    {"quick_exit", "ending the process"},
-    {"constructor", "code that runs when the library loads"},
-    {"destructor", "code that runs when the library unloads"},
-    {"init_priority", "code that runs when the library loads"},
-    {"ifunc", "code that runs when the library loads"},
-    {"section", "custom sections"},
-    {"alias", "symbol aliases"},
-    {"visibility", "changing symbol visibility (use EVK_EXPORT)"},
     {"torch", "libtorch (write the kernel yourself)"},
     {"at", "libtorch's at:: namespace"},
     {"c10", "libtorch (write the kernel yourself)"},
@@ -202,7 +141,6 @@ const std::vector<TokenRule> kForbidden = {
     {"cudaHostRegister", kHostMem},
     {"cudaHostGetDevicePointer", kHostMem},
     {"cudaMallocManaged", kHostMem},
-    {"__managed__", kHostMem},
     {"cudaMemPrefetchAsync", kHostMem},
     {"cudaMemcpyDeviceToHost", kToHost},
     {"cudaMemcpyDefault", kToHost},
@@ -248,14 +186,16 @@ bool has_token(std::string_view text, std::string_view tok) {
 // A cudaMemcpy* call must be a direct call whose arguments name cudaMemcpyHostToDevice or
 // cudaMemcpyDeviceToDevice (the ToSymbol forms copy host to device by definition). A numeric
 // or computed kind could be device-to-host, so it is refused.
+using LineOf = std::function<int(size_t)>;
+
 std::optional<std::string> check_copy(const std::string& code, size_t begin, size_t end,
-                                      std::string_view name) {
+                                      std::string_view name, const LineOf& line) {
   size_t k = code.find_first_not_of(" \t\n", end);
   if (k == std::string::npos || code[k] != '(')
     return fmt::format(
         "line {}: `{}` must be called directly (no function pointers or "
         "macros around it)",
-        line_of(code, begin), name);
+        line(begin), name);
   if (name.find("ToSymbol") != std::string_view::npos) return std::nullopt;
   size_t close = matching_paren(code, k);
   std::string_view args = close == std::string::npos ? std::string_view(code).substr(k)
@@ -270,7 +210,7 @@ std::optional<std::string> check_copy(const std::string& code, size_t begin, siz
       "line {}: `{}` must name its direction as cudaMemcpyHostToDevice or "
       "cudaMemcpyDeviceToDevice in the call: copies to the host are not allowed "
       "(the result must be computed on the device)",
-      line_of(code, begin), name);
+      line(begin), name);
 }
 
 // Namespaces only (at::, torch::, cub::, cute::): these are also common variable names.
@@ -281,52 +221,105 @@ bool namespace_only(std::string_view token) {
 }
 
 std::optional<std::string> check_token(const std::string& code, std::string_view tok, size_t i,
-                                       size_t j) {
+                                       size_t j, const LineOf& line) {
   // The driver API (cuMemcpyDtoH, cuLaunchKernel, cuCtxCreate, ...) bypasses every runtime rule.
   if (tok.size() > 2 && tok[0] == 'c' && tok[1] == 'u' &&
       std::isupper(static_cast<unsigned char>(tok[2])))
     return fmt::format(
         "line {}: `{}` is not allowed in a kernel: the CUDA driver API (use the "
         "runtime API and <<<>>> launches)",
-        line_of(code, i), tok);
+        line(i), tok);
   if (kCheckedCopies.count(tok))
-    if (auto bad = check_copy(code, i, j, tok)) return bad;
+    if (auto bad = check_copy(code, i, j, tok, line)) return bad;
   for (const auto& r : kForbidden) {
     bool hit = token_matches(r.token, tok);
     if (hit && namespace_only(r.token)) hit = followed_by_scope(code, j);
     if (hit)
-      return fmt::format("line {}: `{}` is not allowed in a kernel: {}", line_of(code, i), tok,
+      return fmt::format("line {}: `{}` is not allowed in a kernel: {}", line(i), tok,
                          r.why);
   }
   return std::nullopt;
+}
+
+constexpr std::string_view kIncludesText =
+    "only the C/C++ math, algorithm and container headers, the CUDA runtime and device "
+    "headers (cuda_runtime.h, cuda_fp16.h, cuda_bf16.h, cooperative_groups.h, mma.h, "
+    "cuda_pipeline.h, math_constants.h) and \"evokernel/kernel_abi.h\" may be included: "
+    "no cuBLAS, cuDNN, CUB, Thrust or libtorch";
+
+constexpr std::string_view kLoadTime =
+    "code that runs when the library loads or unloads (use a function-local static for "
+    "one-time set-up)";
+
+struct AttributeRule {
+  std::string_view name, why;
+};
+const AttributeRule kForbiddenAttributes[] = {
+    {"constructor", kLoadTime},     {"destructor", kLoadTime},
+    {"init_priority", kLoadTime},   {"ifunc", "resolvers run when the library loads"},
+    {"target_clones", "its resolver runs when the library loads"},
+    {"section", "placing code or data in a section of one's choosing"},
+    {"alias", "symbol aliases"},    {"weakref", "symbol aliases"},
+    {"symver", "symbol versions"},  {"managed", kHostMem},
+};
+
+// The rules on one preprocessed pass (host, or device with __CUDA_ARCH__ defined).
+std::optional<std::string> check_pass(const PreprocessedSource& pp) {
+  for (const auto& inc : pp.includes)
+    if (inc.header.empty() || !kIncludes.count(inc.header)) {
+      std::string what = inc.header.empty() ? "\"" + inc.path + "\"" : "<" + inc.header + ">";
+      return fmt::format("line {}: #include {} is not allowed: {}", inc.line, what, kIncludesText);
+    }
+  std::string code;
+  for (const auto& r : pp.rows) code += r + "\n";
+  code = blank_preprocessed_literals(code);
+  LineOf line = [&](size_t pos) {
+    size_t row = static_cast<size_t>(line_of(code, pos) - 1);
+    return row < pp.row_line.size() ? pp.row_line[row] : 0;
+  };
+  if (auto bad = scan_identifiers(code, [&](std::string_view tok, size_t i, size_t j) {
+        return check_token(code, tok, i, j, line);
+      }))
+    return bad;
+  return scan_attributes(code, [&](std::string_view name, size_t pos) -> std::optional<std::string> {
+    for (const auto& r : kForbiddenAttributes)
+      if (name == r.name)
+        return fmt::format("line {}: the attribute `{}` is not allowed in a kernel: {}", line(pos),
+                           name == "managed" ? "__managed__" : name, r.why);
+    return std::nullopt;
+  });
 }
 
 }  // namespace
 
 std::optional<std::string> check_cuda_source(const std::string& src) {
   if (src.find_first_not_of(" \t\r\n") == std::string::npos) return "the source is empty";
-  std::string no_comments = blank_comments_and_strings(src, false);
-  if (auto bad = check_include_lines(
-          no_comments, kIncludes,
-          "only the C/C++ math, algorithm and container headers, the CUDA runtime and device "
-          "headers (cuda_runtime.h, cuda_fp16.h, cuda_bf16.h, cooperative_groups.h, mma.h, "
-          "cuda_pipeline.h, math_constants.h) and \"evokernel/kernel_abi.h\" may be included: "
-          "no cuBLAS, cuDNN, CUB, Thrust or libtorch"))
-    return bad;
-  std::string code = blank_comments_and_strings(src, true);
-  // Line continuations and token pasting would let a forbidden identifier be assembled from
-  // harmless pieces; the first of them in the file is reported.
-  size_t split = find_split_identifier(code), paste = code.find("##");
-  if (split != std::string::npos && split < paste)
-    return fmt::format("line {}: a backslash-newline inside an identifier is not allowed",
-                       line_of(code, split));
-  if (paste != std::string::npos)
-    return fmt::format(
-        "line {}: token pasting (##) is not allowed: it can assemble "
-        "forbidden names",
-        line_of(code, paste));
-  return scan_identifiers(
-      code, [&](std::string_view tok, size_t i, size_t j) { return check_token(code, tok, i, j); });
+  // Without the toolkit, or where the preprocessor fails (a missing header, #error), the
+  // compile reports the error, unless the text names a header off the allowlist.
+  auto named_header = [&] {
+    return check_include_lines(blank_comments_and_strings(src, false), kIncludes, kIncludesText);
+  };
+  auto nvcc = CudaBackend::nvcc_path();
+  if (!nvcc) return named_header();
+  // Both sides of what nvcc compiles: the host pass, and the device pass, where code under
+  // #if __CUDA_ARCH__ appears.
+  std::string arch = CudaBackend::arch();
+  std::string digits;
+  for (char c : arch)
+    if (std::isdigit(static_cast<unsigned char>(c))) digits += c;
+  for (bool device : {false, true}) {
+    PreprocessSpec spec;
+    spec.argv = CudaBackend::preprocess_argv(nvcc->string());
+    if (device) spec.argv.push_back("-D__CUDA_ARCH__=" + digits + "0");
+    spec.list_includes = {"-Xcompiler", "-H"};
+    spec.source_name = "kernel.cu";
+    spec.extra_search_dirs = CudaBackend::include_dirs(*nvcc);
+    PreprocessOutcome pp = preprocess_candidate(src, spec);
+    if (pp.refusal) return pp.refusal;
+    if (!pp.source) return named_header();
+    if (auto bad = check_pass(*pp.source)) return bad;
+  }
+  return std::nullopt;
 }
 
 }  // namespace evk

@@ -7,6 +7,10 @@
 #include <regex>
 
 #include "backends/compile_support.h"
+#include "backends/elf_image.h"
+#include "backends/symbol_tables.h"
+#include "backends/import_rules.h"
+#include "backends/load_time_rules.h"
 #include "backends/opencl/opencl_source_rules.h"
 #include "backends/opencl/opencl_symbol_rules.h"
 #include "core/error.h"
@@ -65,6 +69,16 @@ std::map<std::string, std::string> pocl_env(const fs::path& cache) {
 
 std::optional<std::string> OpenClBackend::static_check(const std::string& source) const {
   return check_opencl_source(source);
+}
+
+std::vector<std::string> OpenClBackend::preprocess_argv() {
+  std::vector<std::string> argv;
+  for (auto& a : host_argv(data_root() / "knowledge" / "opencl", "kernel.cpp", "kernel.so")) {
+    if (a == "kernel.cpp" || a == "-o") continue;
+    if (a == "kernel.so") continue;
+    if (a != "-shared" && a != "-lOpenCL") argv.push_back(a);
+  }
+  return argv;
 }
 
 std::string OpenClBackend::compile_command() const {
@@ -139,7 +153,18 @@ CompileResult OpenClBackend::compile(const std::string& source, const fs::path& 
 }
 
 std::optional<std::string> OpenClBackend::check_artifact(const fs::path& artifact) const {
-  return check_opencl_symbols(read_symbol_tables(artifact));
+  ElfImage img = read_elf_image(artifact);
+  if (auto bad = check_opencl_symbols(nm_tables(img))) return bad;
+  if (auto bad = check_kernel_imports(img, {"libOpenCL.so.1"})) return bad;
+  static std::vector<LoadTimeCode> baselines;
+  static std::once_flag once;
+  fs::path include_dir = knowledge_dir();
+  std::call_once(once, [&] {
+    baselines = build_load_time_baselines(
+        [&](const fs::path& src, const fs::path& lib) { return host_argv(include_dir, src, lib); },
+        {"#include \"evokernel/opencl.h\"\n"});
+  });
+  return check_load_time(img, baselines);
 }
 
 RunnerSpec OpenClBackend::runner(const fs::path& workdir) const {

@@ -33,6 +33,9 @@ class OpenClBackend : public Backend {
   std::string compile_command() const override;
   RunnerSpec runner(const std::filesystem::path& workdir) const override;
   std::optional<std::string> device_unavailable() const override;
+  // The host compile command without its source, output, -shared and -lOpenCL: what the
+  // static rules preprocess the candidate with (backends/preprocessed.h).
+  static std::vector<std::string> preprocess_argv();
 
   // g++ and the OpenCL C compiler (LLVM inside PoCL) run under this address-space limit.
   static constexpr uint64_t kCompileAddressSpace = 4ull << 30;

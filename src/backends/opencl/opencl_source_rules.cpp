@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "backends/cpu/source_rules.h"
+#include "backends/opencl/opencl_backend.h"
+#include "backends/preprocessed.h"
 #include "backends/source_scan.h"
 
 namespace evk {
@@ -94,6 +96,10 @@ const std::set<std::string, std::less<>> kHostIncludes = {
     "stdint.h",
     "limits.h",
 };
+
+constexpr std::string_view kHostIncludesText =
+    "host code may include only \"evokernel/opencl.h\" (which brings the ABI and <CL/cl.h>), "
+    "<cstddef>, <cstdint> and <climits>";
 
 std::optional<std::string> scan(const std::string& code, const std::vector<TokenRule>& rules,
                                 const std::string& where, int line_offset) {
@@ -197,18 +203,9 @@ std::optional<std::string> check_host(const std::string& host) {
           "pointers or use void pointers (it may not touch tensor memory)",
           line_of(code, static_cast<size_t>(m.position(0))), m.str(0));
   }
-  // The cpu backend's rules for everything else; the include lines were checked above.
-  std::string rest = host;
-  std::istringstream in(no_comments);
-  std::string line;
-  size_t pos = 0;
-  while (std::getline(in, line)) {
-    size_t p = line.find_first_not_of(" \t");
-    if (p != std::string::npos && line[p] == '#' && line.find("include", p) != std::string::npos)
-      for (size_t k = 0; k < line.size(); ++k) rest[pos + k] = ' ';
-    pos += line.size() + 1;
-  }
-  return check_cpu_source(rest.find_first_not_of(" \t\r\n") == std::string::npos ? "int x;" : rest);
+  // Assembly, counters and load-time attributes are judged on the preprocessed file
+  // (check_opencl_source); calls, on the library's imports.
+  return std::nullopt;
 }
 
 }  // namespace
@@ -245,7 +242,16 @@ std::optional<std::string> check_opencl_source(const std::string& src) {
   auto s = split_opencl_source(src, &why);
   if (!s) return why;
   if (auto bad = check_kernel(*s)) return bad;
-  return check_host(s->host);
+  if (auto bad = check_host(s->host)) return bad;
+  // What the compiler sees of the host file: its includes however spelled (%:, line
+  // continuations, macros), assembly and load-time attributes.
+  PreprocessSpec spec;
+  spec.argv = OpenClBackend::preprocess_argv();
+  PreprocessOutcome pp = preprocess_candidate(src, spec);
+  if (pp.refusal) return pp.refusal;
+  if (!pp.source) return std::nullopt;  // a preprocessor error: the compile reports it (the
+                                        // include lines were checked on the text above)
+  return check_preprocessed_cxx(*pp.source, kHostIncludes, kHostIncludesText);
 }
 
 }  // namespace evk

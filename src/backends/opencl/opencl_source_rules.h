@@ -8,8 +8,9 @@
 //    casts or void pointers, no copy/fill algorithms, no loops (for, while, do, goto), no
 //    preprocessor token pasting or #pragma, no building programs itself, no native kernels,
 //    reads, writes or maps of buffers, no clBLAS/CLBlast;
-//  - and every rule of the cpu backend for host code (files, processes, network, threads,
-//    timers, environment, asm, syscalls, BLAS, libtorch).
+//  - and, on the preprocessed file (backends/preprocessed.h), the include allowlist however
+//    the directive is spelled, no assembly and no load-time attributes. Calls (files,
+//    processes, network, clocks, BLAS) are judged on the library's imports, an allowlist.
 #pragma once
 #include <optional>
 #include <string>

@@ -1,16 +1,19 @@
 // The corpora as tests: every file under tests/corpus/<backend>/<kind>/ (kind: solutions,
-// hacks, hostile) is a kernel with a header saying what the verifier must conclude (format:
-// tests/README.md). Adding a case is adding a file. The fixture is shared by every backend's
-// corpus test; each test file runs one backend's folders.
+// honest, hacks, hostile) is a kernel with a header saying what the verifier must conclude
+// (format: tests/README.md). Adding a case is adding a file: corpus_test.cpp makes one test
+// per file, named <backend>_<kind>_<file stem>, so one bad file is one failing test.
 #pragma once
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <cctype>
+#include <algorithm>
 
 #include "backends/backend.h"
 #include "core/paths.h"
@@ -24,6 +27,7 @@ namespace fs = std::filesystem;
 struct Case {
   fs::path file;
   std::string backend;                        // the folder above <kind>
+  std::string kind;                           // solutions, honest, hacks, hostile
   std::map<std::string, std::string> header;  // key -> value from "// key: value" lines
   std::string source;
 };
@@ -32,7 +36,8 @@ inline Case read_case(const fs::path& file) {
   // Normalised: a latency-like path such as hacks/../solutions/relu.cpp must still name its
   // backend folder, not "..".
   fs::path f = file.lexically_normal();
-  Case c{f, f.parent_path().parent_path().filename().string(), {}, read_file(f)};
+  Case c{f, f.parent_path().parent_path().filename().string(),
+         f.parent_path().filename().string(), {}, read_file(f)};
   std::istringstream in(c.source);
   std::string line;
   while (std::getline(in, line) && line.rfind("//", 0) == 0) {
@@ -56,6 +61,33 @@ inline std::vector<Case> corpus(const std::string& backend, const std::string& k
   std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.file < b.file; });
   return cases;
 }
+
+// Every case of every backend's folders, in folder and file order.
+inline std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  for (const auto& backend : backend_names()) {
+    fs::path root = data_root() / "tests" / "corpus" / backend;
+    if (!fs::is_directory(root)) continue;
+    std::vector<std::string> kinds;
+    for (const auto& e : fs::directory_iterator(root))
+      if (e.is_directory()) kinds.push_back(e.path().filename().string());
+    std::sort(kinds.begin(), kinds.end());
+    for (const auto& kind : kinds)
+      for (auto& c : corpus(backend, kind)) cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+// The test's name: <backend>_<kind>_<stem>, with anything but letters and digits as '_'.
+inline std::string case_name(const Case& c) {
+  std::string n = c.backend + "_" + c.kind + "_" + c.file.stem().string();
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return n;
+}
+
+// gtest prints a parameter in failure messages: the file, not the bytes.
+inline void PrintTo(const Case& c, std::ostream* os) { *os << c.file.string(); }
 
 constexpr int64_t kMaxElements = 65536;
 

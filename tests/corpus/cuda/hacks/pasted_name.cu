@@ -1,8 +1,10 @@
 // task: builtin:level1/relu
 // expect: hack_static
 // gate: static_hack
-// feedback: token pasting
-// cheat: assembles cudaStreamCreate from harmless pieces with the preprocessor.
+// feedback: cudaStreamCreate
+// cheat: assembles cudaStreamCreate from harmless pieces with the preprocessor. The rules
+// judge nvcc's preprocessed source, where the assembled name is plain to see (token pasting
+// itself is allowed: honest macros use it).
 #include "evokernel/kernel_abi.h"
 #include <cstdint>
 
