@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
 
@@ -75,6 +76,7 @@ void set_limit(int resource, uint64_t value) {
   ::dup2(in_fd, 0);
   ::dup2(out_fd, 1);
   ::dup2(err_fd, 2);
+  for (int fd : opt.keep_fds) ::fcntl(fd, F_SETFD, 0);
   if (!opt.cwd.empty() && ::chdir(opt.cwd.c_str()) != 0) _exit(126);
   set_limit(RLIMIT_AS, opt.address_space_bytes);
   set_limit(RLIMIT_CPU, opt.cpu_seconds);
@@ -92,6 +94,30 @@ void set_limit(int resource, uint64_t value) {
 }
 
 }  // namespace
+
+double process_tree_cpu_s(pid_t pid) {
+  std::string text;
+  if (FILE* f = std::fopen(fmt::format("/proc/{}/stat", pid).c_str(), "r")) {
+    char buf[1024];
+    size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    text.assign(buf, n);
+  }
+  auto close_paren = text.rfind(')');
+  if (close_paren == std::string::npos) return 0;
+  // Fields after the command: state(3) ... utime(14) stime(15).
+  std::vector<std::string> fields;
+  size_t at = close_paren + 2;
+  while (at < text.size()) {
+    size_t sp = text.find(' ', at);
+    if (sp == std::string::npos) sp = text.size();
+    fields.push_back(text.substr(at, sp - at));
+    at = sp + 1;
+  }
+  if (fields.size() < 13) return 0;
+  double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  return (std::stod(fields[11]) + std::stod(fields[12])) / ticks;
+}
 
 ProcessResult run_process(const std::vector<std::string>& args, const ProcessOptions& opt) {
   if (args.empty()) throw Error("run_process: empty argv");
@@ -164,8 +190,11 @@ ProcessResult run_process(const std::vector<std::string>& args, const ProcessOpt
     for (int j = 0; j < np && rc > 0; ++j)
       if (p[j].revents & (POLLIN | POLLHUP | POLLERR)) {
         int i = idx[j];
+        size_t before = r.out.size();
         bool more = i == 0 ? drain(fds[0], r.out, r.out_truncated)
                            : drain(fds[1], r.err, r.err_truncated);
+        if (i == 0 && more && opt.on_stdout)
+          opt.on_stdout(pid, std::string_view(r.out).substr(before));
         if (!more) open[i] = false;
       }
   }
@@ -186,6 +215,8 @@ ProcessResult run_process(const std::vector<std::string>& args, const ProcessOpt
   ::kill(-pid, SIGKILL);  // leave nothing of the group behind (detached grandchildren)
   r.wall_s = elapsed();
   r.max_rss_kb = ru.ru_maxrss;
+  r.cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+            1e-6 * static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
   if (r.timed_out) r.term_signal = 0;

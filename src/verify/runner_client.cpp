@@ -8,7 +8,8 @@
 namespace evk {
 namespace fs = std::filesystem;
 
-RunnerRun run_runner(const RunnerJob& job, const RunnerLimits& lim, const std::string& workdir) {
+RunnerRun run_runner(const RunnerJob& job, const RunnerLimits& lim, const std::string& workdir,
+                     const RunnerHooks& hooks) {
   ProcessOptions o;
   o.cwd = workdir;
   o.clear_env = true;  // nothing of ours (workspace paths, keys) is visible to the candidate
@@ -23,8 +24,10 @@ RunnerRun run_runner(const RunnerJob& job, const RunnerLimits& lim, const std::s
   o.timeout_s = lim.timeout_s;
   o.address_space_bytes = lim.address_space_mb << 20;  // 0 leaves it unlimited
   o.cpu_seconds = static_cast<uint64_t>(std::ceil(lim.timeout_s * lim.threads)) + 5;
-  // Output records (seeds, reuse, post-timing) plus slack; nothing else may be written.
-  o.file_size_bytes = job.record_bytes() * (2 * job.seed_files.size() + 2) + (1 << 20);
+  // Outputs go to shared memory: the runner writes no file.
+  o.file_size_bytes = 1 << 20;
+  o.keep_fds = hooks.keep_fds;
+  o.on_stdout = hooks.on_stdout;
   o.max_processes = 4096;  // the seccomp filter is what stops fork; this bounds non-root users
   o.output_cap = lim.output_cap;
   RunnerRun r;
