@@ -89,8 +89,9 @@ int main(int argc, char** argv) {
   std::vector<double> ratio;
   for (int k = 0; k < 3; ++k) {
     Verdict r = v.verify(relu, variant(relu_src, 1000 + k), opt);
-    // Calls made: seeds + reuse + mixed probe + one warm-up per seed + the timed calls.
-    int calls = opt.seeds + 2 + opt.seeds + r.timed_calls;
+    // Calls made (the verdict says; before the parent-driven protocol: seeds + reuse + mixed
+    // probe + one warm-up per seed + the timed calls).
+    int calls = r.metrics.value("kernel_calls", opt.seeds + 2 + opt.seeds + r.timed_calls);
     double kernel_s = calls * r.latency_ms / 1e3;
     ratio.push_back(r.wall_s / (gxx + kernel_s));
     std::cout << fmt::format("overhead: verify {:.2f} s vs g++ {:.2f} s + kernel {:.2f} s ({} calls) "

@@ -14,6 +14,14 @@ Run with /usr/bin/python3 (Debian's python3-torch). Two commands:
       reference computed from the float64 run) and DIR/meta.json (ABI order, shapes, dtypes,
       fx op list, FLOPs and bytes estimates, fitting, PyTorch eager float32 latency).
 
+  sets --out DIR --seeds S [--variants V] [--max-elements N] [--threads T] TASK.py
+      The verifier's extra input sets, each a folder like `ref` writes (without eager timing):
+      DIR/edge (seed 0 with edge values: +-0, subnormals, large magnitudes, NaN where the
+      reference propagates it locally, within the task's value range), DIR/shape2 (the fitted
+      size constants that are input extents changed to smaller odd values), DIR/variant<k>
+      (seed k%S with a few random positions, drawn from the OS's randomness, holding another
+      seed's values). DIR/sets.json lists what was written and why a kind was skipped.
+
 Exit status: 0 on success, 3 when the task itself is broken (the message says why), 2 on usage.
 """
 import argparse
@@ -423,6 +431,279 @@ def reference(path, seed, out_dir, max_elements, threads, timing_runs, timeout):
     return meta
 
 
+# ---- the verifier's extra input sets (command `sets`) -------------------------------------
+
+def _build(mod, seed):
+    """The model and raw inputs of `seed`, drawn exactly as `reference` draws them."""
+    torch.manual_seed(seed)
+    model = mod.Model(*mod.get_init_inputs()).eval()
+    torch.manual_seed(seed + 1_000_003)
+    return model, list(mod.get_inputs())
+
+
+def _forward(model, raw_inputs):
+    """(float32 outputs, float64 reference cast to the output dtypes)."""
+    with torch.no_grad():
+        y32 = outputs_of(model(*raw_inputs))
+        y64 = outputs_of(copy.deepcopy(model).double()(*[upcast(x) for x in raw_inputs]))
+    return y32, [b.to(a.dtype) if b.is_floating_point() else b for a, b in zip(y32, y64)]
+
+
+def _close(got, ref, atol, rtol):
+    """The verifier's rule (src/verify/compare.h): elementwise |d| <= atol + rtol|ref| with a
+    NaN matched only by a NaN, and ||d|| <= rtol ||ref|| + atol sqrt(n) over the finite part."""
+    for g, r in zip(got, ref):
+        if not r.is_floating_point():
+            if not torch.equal(g, r):
+                return False
+            continue
+        g, r = g.double(), r.double()
+        nan_r = torch.isnan(r)
+        if not torch.equal(nan_r, torch.isnan(g)):
+            return False
+        fin = torch.isfinite(r)
+        if not torch.equal(g[~fin & ~nan_r], r[~fin & ~nan_r]):
+            return False
+        d = (g[fin] - r[fin]).abs()
+        if d.numel() and bool((d > atol + rtol * r[fin].abs()).any()):
+            return False
+        if float(d.norm()) > rtol * float(r[fin].norm()) + atol * math.sqrt(max(1, d.numel())):
+            return False
+    return True
+
+
+def _nonfinite(ys):
+    return sum(int((~torch.isfinite(y)).sum()) for y in ys if y.is_floating_point())
+
+
+def _edge_values(x, k, level, gen):
+    """k edge values for tensor x at aggressiveness `level` (0: with NaN, 1: finite, 2: the
+    seed's own range), cycling through the kinds so that every kind occurs."""
+    xd = x.double()
+    scale = float(xd.std()) if x.numel() > 1 and float(xd.std()) > 0 else 1.0
+    lo, hi = float(xd.min()), float(xd.max())
+    nonneg = lo >= 0
+    sub = 1e-40 if x.dtype == torch.float32 else 1e-310
+    kinds = [0.0, -0.0, sub, -sub]
+    if level <= 1:
+        kinds += ["big", "-big"]
+    if level == 0:
+        kinds += [float("nan")]
+    if level == 2:
+        kinds += [lo, hi]
+    u = torch.rand(k, generator=gen, dtype=torch.float64)
+    vals = []
+    for i in range(k):
+        kd = kinds[i % len(kinds)]
+        if kd == "big" or kd == "-big":
+            v = (5 + 5 * float(u[i])) * max(scale, 1.0) * (1 if kd == "big" else -1)
+        else:
+            v = kd
+        if nonneg and not math.isnan(v):
+            v = abs(v) if v != 0 else 0.0
+        vals.append(v)
+    return torch.tensor(vals, dtype=torch.float64).to(x.dtype)
+
+
+def _edge_inputs(raw_inputs, level, gen):
+    out, injected = [], 0
+    for x in raw_inputs:
+        if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel() > 0):
+            out.append(x)
+            continue
+        y = x.clone().contiguous()
+        flat = y.view(-1)
+        n = flat.numel()
+        k = min(n, max(8, n // 50))
+        pos = torch.randperm(n, generator=gen)[:k]
+        vals = _edge_values(x, k, level, gen)
+        flat[pos] = vals
+        injected += int(torch.isnan(vals).sum())
+        out.append(y)
+    return out, injected
+
+
+def _tolerances(mod):
+    a, r = tolerance(mod, "ATOL"), tolerance(mod, "RTOL")
+    return (1e-2 if a is None else a), (1e-2 if r is None else r)
+
+
+def _write_set(out_dir, path, mod, model, raw_inputs, refs, seed, extra):
+    inputs = [as_tensor(x, f"input {i}") for i, x in enumerate(raw_inputs)]
+    tensors, abi = [], []
+    for i, t in enumerate(inputs):
+        e = tensor_entry(f"in.{i}", t, "input")
+        e["scalar"] = not isinstance(raw_inputs[i], torch.Tensor)
+        abi.append(e)
+        tensors.append((e["name"], t))
+    for k, t in model.state_dict().items():
+        e = tensor_entry(f"param.{k}", t, "param")
+        abi.append(e)
+        tensors.append((e["name"], t))
+    outs = []
+    for i, t in enumerate(refs):
+        e = tensor_entry(f"out.{i}", t, "output")
+        outs.append(e)
+        tensors.append((e["name"], t))
+    ops = fx_ops(model, raw_inputs)
+    meta = {"task": os.path.splitext(os.path.basename(path))[0], "path": os.path.abspath(path),
+            "seed": seed, "abi": abi, "outputs": outs,
+            "flops": sum(op.get("flops", 0) for op in ops),
+            "bytes": int(sum(t.numel() * t.element_size() for _, t in tensors)),
+            "atol": tolerance(mod, "ATOL"), "rtol": tolerance(mod, "RTOL"),
+            "eager": {"median_ms": 0.0, "runs": 0}}
+    meta.update(extra)
+    os.makedirs(out_dir, exist_ok=True)
+    write_safetensors(os.path.join(out_dir, "ref.safetensors"), tensors,
+                      {"task": meta["task"], "seed": str(seed)})
+    with open(os.path.join(out_dir, "meta.json.tmp"), "w") as f:
+        json.dump(meta, f, indent=1)
+    os.replace(os.path.join(out_dir, "meta.json.tmp"), os.path.join(out_dir, "meta.json"))
+
+
+def edge_set(mod, path, out_dir, gen):
+    """Seed 0 with edge values; the most aggressive level whose reference stays well-defined
+    (NaN only where it was put, locally) and which PyTorch's own float32 passes."""
+    atol, rtol = _tolerances(mod)
+    model, raw = _build(mod, 0)
+    _, base = _forward(model, raw)
+    base_bad = _nonfinite(base)
+    why = []
+    for level in (0, 1, 2):
+        ins, nans = _edge_inputs(raw, level, gen)
+        try:
+            y32, ref = _forward(model, ins)
+        except Exception as e:
+            why.append(f"level {level}: forward raised {type(e).__name__}")
+            continue
+        bad = _nonfinite(ref) - base_bad
+        if level == 0 and (nans == 0 or bad > 2 * nans):
+            why.append("NaN does not stay local in this operator")
+            continue
+        if level > 0 and bad > 0:
+            why.append(f"level {level}: the reference leaves the finite range")
+            continue
+        if not _close(y32, ref, atol, rtol):
+            why.append(f"level {level}: PyTorch float32 itself misses the tolerance")
+            continue
+        _write_set(out_dir, path, mod, model, ins, ref, 0,
+                   {"kind": "edge", "edge_level": level, "nan_injected": nans})
+        return None
+    return "; ".join(why) or "no floating inputs"
+
+
+def _input_extents(mod):
+    torch.manual_seed(1_000_003)
+    ext = set()
+    for x in mod.get_inputs():
+        if isinstance(x, torch.Tensor):
+            ext.update(int(d) for d in x.shape)
+    return ext
+
+
+def _odd_smaller(v):
+    w = max(3, (v * 3) // 4) | 1
+    return w - 2 if w >= v else w
+
+
+def shape2_set(mod, path, out_dir):
+    """The fitted size constants that are input extents, changed to smaller odd values (all at
+    once, else one at a time, largest first): a kernel with hard-coded shapes or no tail fails."""
+    atol, rtol = _tolerances(mod)
+    consts = size_constants(mod)
+    ext = _input_extents(mod)
+    cands = sorted([k for k, v in consts.items() if v >= 4 and v in ext],
+                   key=lambda k: (-consts[k], k))
+    trials = [cands] + [[k] for k in cands] if len(cands) > 1 else [cands]
+    for names in trials:
+        if not names:
+            continue
+        saved = {k: mod.__dict__[k] for k in names}
+        for k in names:
+            mod.__dict__[k] = _odd_smaller(consts[k])
+        try:
+            model, raw = _build(mod, 0)
+            y32, ref = _forward(model, raw)
+            ok = _nonfinite(ref) == 0 and _close(y32, ref, atol, rtol)
+        except Exception:
+            ok = False
+        if ok:
+            _write_set(out_dir, path, mod, model, raw, ref, 0,
+                       {"kind": "shape2", "changed": {k: [consts[k], mod.__dict__[k]] for k in names}})
+            for k, v in saved.items():
+                mod.__dict__[k] = v
+            return None
+        for k, v in saved.items():
+            mod.__dict__[k] = v
+    return "no size constant that is an input extent could change" if not cands else \
+        "the task rejects every other size tried"
+
+
+def variant_set(mod, path, out_dir, k, seeds, rng):
+    """Seed k%S where a few random positions of one input hold a donor seed's values (scaled up
+    until the reference differs beyond the tolerance): a cache keyed on pointers and sampled
+    values returns the base seed's outputs for it."""
+    atol, rtol = _tolerances(mod)
+    base_seed = k % seeds
+    donor_seed = (k + 1) % seeds if seeds > 1 else 1000 + k
+    model, raw = _build(mod, base_seed)
+    _, donor = _build(mod, donor_seed)
+    _, base_ref = _forward(model, raw)
+    fl = [i for i, x in enumerate(raw) if isinstance(x, torch.Tensor) and x.is_floating_point()
+          and x.numel() > 0]
+    if not fl:
+        return "no floating input"
+    count, gain = 4, 1.0
+    for attempt in range(4):
+        ins = [x.clone().contiguous() if i in fl else x for i, x in enumerate(raw)]
+        changed = []
+        for _ in range(count):
+            i = rng.choice(fl)
+            n = ins[i].numel()
+            p = rng.randrange(n)
+            ins[i].view(-1)[p] = donor[i].reshape(-1)[p] * gain + (gain - 1.0)
+            changed.append([i, p])
+        y32, ref = _forward(model, ins)
+        distinct = not _close(base_ref, ref, atol * 10, rtol * 10)
+        if distinct or attempt == 3:
+            _write_set(out_dir, path, mod, model, ins, ref, base_seed,
+                       {"kind": "variant", "base_seed": base_seed, "donor_seed": donor_seed,
+                        "positions": changed, "distinct": distinct})
+            return None
+        count, gain = count * 8, gain * 4
+
+
+def extra_sets(path, out_dir, seeds, variants, max_elements, threads, timeout):
+    import random
+    torch.set_num_threads(threads)
+    mod = load_module(path, timeout)
+    with time_limit(timeout, "get_inputs"):
+        fit(mod, max_elements)
+    rng = random.SystemRandom()  # positions a kernel's author cannot predict
+    gen = torch.Generator().manual_seed(rng.randrange(1 << 62))
+    report = {"written": [], "skipped": {}}
+    with time_limit(max(timeout, 60), "computing the extra input sets"):
+        jobs = [("edge", lambda d: edge_set(mod, path, d, gen)),
+                ("shape2", lambda d: shape2_set(mod, path, d))]
+        jobs += [(f"variant{k}", lambda d, k=k: variant_set(mod, path, d, k, seeds, rng))
+                 for k in range(variants)]
+        for name, fn in jobs:
+            try:
+                why = fn(os.path.join(out_dir, name))
+            except TaskError:
+                raise
+            except Exception as e:
+                why = f"{type(e).__name__}: {e}"
+            if why is None:
+                report["written"].append(name)
+            else:
+                report["skipped"][name] = why
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "sets.json"), "w") as f:
+        json.dump(report, f, indent=1)
+    return report
+
+
 def main(argv):
     p = argparse.ArgumentParser(prog="evk_oracle")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -438,10 +719,27 @@ def main(argv):
     r.add_argument("--timing-runs", type=int, default=20)
     r.add_argument("--timeout", type=float, default=300)
     r.add_argument("task")
+    x = sub.add_parser("sets")
+    x.add_argument("--out", required=True)
+    x.add_argument("--seeds", type=int, default=3)
+    x.add_argument("--variants", type=int, default=2)
+    x.add_argument("--max-elements", type=int, default=0)
+    x.add_argument("--threads", type=int, default=1)
+    x.add_argument("--timeout", type=float, default=300)
+    x.add_argument("task")
     a = p.parse_args(argv)
     if a.cmd == "describe":
         for t in a.tasks:
             print(json.dumps(describe(t, a.max_elements, a.timeout)), flush=True)
+        return 0
+    if a.cmd == "sets":
+        try:
+            rep = extra_sets(a.task, a.out, a.seeds, a.variants, a.max_elements, a.threads,
+                             a.timeout)
+        except TaskError as e:
+            print(json.dumps({"ok": False, "error": str(e)}))
+            return 3
+        print(json.dumps({"ok": True, "out": a.out, **rep}))
         return 0
     try:
         meta = reference(a.task, a.seed, a.out, a.max_elements, a.threads, a.timing_runs,

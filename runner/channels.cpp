@@ -1,20 +1,21 @@
 #include "channels.h"
 
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cmath>
+#include <cerrno>
 
 #include "core/error.h"
 
 namespace evk::runner {
 namespace {
 
-void write_all(int fd, const uint8_t* data, size_t size, const std::string& what) {
+void write_all(int fd, const char* data, size_t size, const std::string& what) {
   size_t off = 0;
   while (off < size) {
     ssize_t n = ::write(fd, data + off, size - off);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) throw Error(what);
     off += static_cast<size_t>(n);
   }
@@ -23,49 +24,44 @@ void write_all(int fd, const uint8_t* data, size_t size, const std::string& what
 }  // namespace
 
 void Reporter::emit(const nlohmann::json& e) {
-  // A leading newline ends any partial line something else may have left on this fd.
   std::string s = "\n" + e.dump() + "\n";
-  write_all(fd_, reinterpret_cast<const uint8_t*>(s.data()), s.size(), "lost the verdict channel");
+  write_all(fd_, s.data(), s.size(), "lost the verdict channel");
 }
 
-void RecordFile::append(const std::vector<uint8_t>& bytes) {
-  write_all(fd_, bytes.data(), bytes.size(), "cannot write the outputs record");
+std::optional<nlohmann::json> CommandReader::next() {
+  while (true) {
+    size_t nl = buf_.find('\n');
+    if (nl != std::string::npos) {
+      std::string line = buf_.substr(0, nl);
+      buf_.erase(0, nl + 1);
+      if (line.empty()) continue;
+      auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_discarded() || !j.is_object()) throw Error("malformed command: " + line);
+      return j;
+    }
+    char chunk[4096];
+    ssize_t n = ::read(fd_, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;
+    buf_.append(chunk, static_cast<size_t>(n));
+  }
 }
 
-nlohmann::json Observations::event(const std::vector<std::string>& records) const {
-  nlohmann::json e = {
-      {"event", "result"},   {"records", records},     {"input_mutated", mutated},
-      {"late_write", late},  {"failed_rc", failed_rc}, {"failed_phase", failed_phase},
-      {"median_ms", median}, {"iqr_ms", iqr},          {"min_ms", min},
-      {"trials", trials},    {"exception", exception}};
-  e["mixed_unchanged"] =
-      mixed_unchanged < 0 ? nlohmann::json(nullptr) : nlohmann::json(mixed_unchanged == 1);
-  return e;
+Mapping::Mapping(int fd, size_t bytes, bool writable) : n_(bytes) {
+  if (bytes == 0) return;
+  void* p = ::mmap(nullptr, bytes, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) throw_errno("cannot map the shared region (fd " + std::to_string(fd) + ")");
+  p_ = static_cast<uint8_t*>(p);
 }
 
-void Observations::set_timing(std::vector<double> ms) {
-  std::sort(ms.begin(), ms.end());
-  auto q = [&](double p) {  // linear interpolation between order statistics
-    double x = p * static_cast<double>(ms.size() - 1);
-    size_t lo = static_cast<size_t>(x);
-    size_t hi = std::min(lo + 1, ms.size() - 1);
-    return ms[lo] + (ms[hi] - ms[lo]) * (x - static_cast<double>(lo));
-  };
-  median = q(0.5);
-  iqr = q(0.75) - q(0.25);
-  min = ms.front();
-  trials = static_cast<int>(ms.size());
+Mapping::~Mapping() {
+  if (p_) ::munmap(p_, n_);
 }
 
 double now_ms() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
-void sleep_ms(double ms) {
-  timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>(std::fmod(ms, 1000.0) * 1e6)};
-  nanosleep(&ts, nullptr);
 }
 
 }  // namespace evk::runner

@@ -1,15 +1,18 @@
-// The runner's two output channels, shared by evk-runner and evk-runner-cuda: JSON-line events
-// on the verdict descriptor, and raw output records in the outputs file (the formats are
-// src/verify/runner_protocol.h). What a harness observed is gathered in Observations, whose
-// `event()` is the "result" event the verifier parses.
+// The runner's side of the channels of src/verify/runner_protocol.h, shared by evk-runner and
+// evk-runner-cuda: events on the stdout descriptor, the shared input and output regions, and
+// the control socket's command/reply lines.
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "verify/runner_protocol.h"
+
 namespace evk::runner {
 
+// JSON lines on one descriptor (stdout events, control replies). A leading newline ends any
+// partial line a kernel may have left on it.
 class Reporter {
  public:
   explicit Reporter(int fd) : fd_(fd) {}
@@ -19,31 +22,32 @@ class Reporter {
   int fd_;
 };
 
-// Records are appended part by part (one part per output, ABI order), then named.
-class RecordFile {
+// Reads one command line from the control socket; nullopt at end of stream.
+class CommandReader {
  public:
-  void open(int fd) { fd_ = fd; }
-  void append(const std::vector<uint8_t>& bytes);
-  void end_record(const std::string& name) { names_.push_back(name); }
-  const std::vector<std::string>& names() const { return names_; }
+  explicit CommandReader(int fd) : fd_(fd) {}
+  std::optional<nlohmann::json> next();
 
  private:
-  int fd_ = -1;
-  std::vector<std::string> names_;
+  int fd_;
+  std::string buf_;
 };
 
-struct Observations {
-  std::string mutated, late, failed_phase, exception;  // empty when nothing was seen
-  int failed_rc = 0;
-  int mixed_unchanged = -1;  // -1: the probe did not apply
-  double median = 0, iqr = 0, min = 0;
-  int trials = 0;
-  // Median, IQR, minimum and count of the timed calls' milliseconds (at least one).
-  void set_timing(std::vector<double> ms);
-  nlohmann::json event(const std::vector<std::string>& records) const;
+// A memfd mapped into this process (read-only for inputs, shared read-write for outputs).
+class Mapping {
+ public:
+  Mapping(int fd, size_t bytes, bool writable);
+  ~Mapping();
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  uint8_t* data() const { return p_; }
+  size_t size() const { return n_; }
+
+ private:
+  uint8_t* p_ = nullptr;
+  size_t n_ = 0;
 };
 
 double now_ms();  // CLOCK_MONOTONIC
-void sleep_ms(double ms);
 
 }  // namespace evk::runner

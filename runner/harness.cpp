@@ -1,21 +1,17 @@
 #include "harness.h"
 
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
-#include <limits>
+#include <map>
 #include <memory>
 #include <new>
-#include <nlohmann/json.hpp>
 
-#include "core/error.h"
 #include "channels.h"
+#include "core/error.h"
 #include "runtime_prelude.h"
 #include "sandbox.h"
 
@@ -35,302 +31,208 @@ namespace {
 
 using nlohmann::json;
 
-// A buffer of one tensor with the shape/stride arrays the ABI points at. Allocated fresh for
-// every call so that a kernel cannot key a cache on addresses it saw before.
+std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> st(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) st[i] = st[i + 1] * shape[i + 1];
+  return st;
+}
+
+struct FreeDeleter {
+  void operator()(uint8_t* p) const { std::free(p); }
+};
+
+// One tensor buffer of a group, 64-byte aligned.
 struct Buffer {
   DType dtype = DType::F32;
   std::vector<int64_t> shape, strides;
-  std::vector<uint8_t> bytes;
-  Buffer(DType t, const std::vector<int64_t>& s, size_t nbytes) : dtype(t), shape(s), bytes(nbytes) {
-    strides.assign(shape.size(), 1);
-    for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
-      strides[i] = strides[i + 1] * shape[i + 1];
-  }
-  evk_tensor view() {
-    return {bytes.data(), static_cast<int32_t>(dtype), static_cast<int32_t>(shape.size()),
-            shape.data(), strides.data()};
-  }
-};
-using Buffers = std::vector<std::unique_ptr<Buffer>>;
-
-
-// Quiet NaN for floating outputs, a sentinel pattern for integer ones.
-void poison(Buffer& b) {
-  size_t n = b.bytes.size();
-  switch (b.dtype) {
-    case DType::F32: {
-      float v = std::numeric_limits<float>::quiet_NaN();
-      for (size_t i = 0; i < n / 4; ++i) std::memcpy(b.bytes.data() + 4 * i, &v, 4);
-      break;
-    }
-    case DType::F64: {
-      double v = std::numeric_limits<double>::quiet_NaN();
-      for (size_t i = 0; i < n / 8; ++i) std::memcpy(b.bytes.data() + 8 * i, &v, 8);
-      break;
-    }
-    case DType::F16:
-      for (size_t i = 0; i + 1 < n; i += 2) b.bytes[i] = 0x00, b.bytes[i + 1] = 0x7e;
-      break;
-    default:
-      std::memset(b.bytes.data(), 0xA5, n);
-  }
-}
-
-struct SeedData {
-  std::vector<Tensor> inputs;  // pristine, ABI order
+  size_t nbytes = 0;
+  std::unique_ptr<uint8_t, FreeDeleter> data;
 };
 
-std::vector<SeedData> load_seeds(const RunnerJob& job) {
-  std::vector<SeedData> seeds;
-  for (const auto& f : job.seed_files) {
-    SafetensorsFile st = read_safetensors(f);
-    SeedData s;
-    for (const auto& name : job.abi) {
-      auto it = st.tensors.find(name);
-      if (it == st.tensors.end()) throw Error(f + " has no tensor " + name);
-      s.inputs.push_back(std::move(it->second));
-    }
-    seeds.push_back(std::move(s));
-  }  // the file's reference outputs are dropped here, before the candidate is loaded
-  return seeds;
-}
+// The input buffers of one group and the set they hold. A group keeps its addresses while
+// the sets loaded into it keep their shapes: a kernel keyed on addresses sees new values there.
+struct Group {
+  int set = -1;
+  std::vector<Buffer> bufs;
+};
 
-Buffers copy_inputs(const SeedData& s) {
-  Buffers b;
-  for (const auto& t : s.inputs) {
-    b.push_back(std::make_unique<Buffer>(t.dtype, t.shape, t.data.size()));
-    std::memcpy(b.back()->bytes.data(), t.data.data(), t.data.size());
+// Copies `n` bytes to `dst` where they differ, 64 bytes at a time (a variant set differs from
+// the set before it in a few positions only: loading it is cheap and leaves the rest alone).
+void copy_differing(uint8_t* dst, const uint8_t* src, size_t n) {
+  for (size_t off = 0; off < n; off += 64) {
+    size_t m = std::min<size_t>(64, n - off);
+    if (std::memcmp(dst + off, src + off, m) != 0) std::memcpy(dst + off, src + off, m);
   }
-  return b;
-}
-
-Buffers fresh_outputs(const RunnerJob& job) {
-  Buffers b;
-  for (const auto& o : job.outputs) {
-    b.push_back(std::make_unique<Buffer>(o.dtype, o.shape, o.nbytes()));
-    poison(*b.back());
-  }
-  return b;
-}
-
-std::vector<evk_tensor> views(Buffers& b) {
-  std::vector<evk_tensor> v;
-  for (auto& x : b) v.push_back(x->view());
-  return v;
-}
-
-// "in.0 at byte 12" when a buffer differs from its pristine copy, else empty.
-std::string first_difference(const Buffers& now, const std::vector<std::vector<uint8_t>>& was,
-                             const std::vector<std::string>& names) {
-  for (size_t i = 0; i < now.size(); ++i) {
-    const auto& a = now[i]->bytes;
-    const auto& b = was[i];
-    if (a.size() != b.size() || std::memcmp(a.data(), b.data(), a.size()) == 0) continue;
-    size_t k = 0;
-    while (a[k] == b[k]) ++k;
-    return fmt::format("{} at element {}", names[i], k / std::max<size_t>(1, dtype_size(now[i]->dtype)));
-  }
-  return "";
-}
-
-std::vector<std::vector<uint8_t>> snapshot(const Buffers& b) {
-  std::vector<std::vector<uint8_t>> s;
-  for (const auto& x : b) s.push_back(x->bytes);
-  return s;
-}
-
-std::vector<std::vector<uint8_t>> pristine_bytes(const SeedData& s) {
-  std::vector<std::vector<uint8_t>> v;
-  for (const auto& t : s.inputs) v.push_back(t.data);
-  return v;
 }
 
 class Harness {
  public:
-  Harness(const RunnerJob& job, int report_fd) : job_(job), rep_(report_fd), rep_fd_(report_fd) {}
+  Harness(const RunnerJob& job, int report_fd)
+      : job_(job), events_(report_fd), ctl_(job.control_fd), cmds_(job.control_fd), rep_fd_(report_fd) {}
 
   int run() {
-    auto seeds = load_seeds(job_);
-    for (const auto& o : job_.outputs) out_names_.push_back(o.name);
-    int out_fd = ::open(job_.outputs_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (out_fd < 0) throw_errno("cannot create " + job_.outputs_path);
-    records_.open(out_fd);
-
+    events_.emit({{"event", "started"}});  // the parent learns the pid from this line
+    Mapping in(job_.inputs_fd, job_.inputs_bytes, false);
+    Mapping out(job_.outputs_fd, job_.slot_bytes * static_cast<size_t>(job_.slots), true);
+    in_ = &in;
+    out_ = &out;
     // Landlock and the system-call filter go on before the library is loaded: its global
     // constructors are candidate code too (sandbox.h).
     if (std::string why = enter_sandbox(rep_fd_, job_.library); !why.empty())
       return load_error(why);
     void* lib = ::dlopen(job_.library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) return load_error(std::string("cannot load the library: ") + ::dlerror());
-    auto fn = reinterpret_cast<evk_forward_fn>(::dlsym(lib, "evk_forward"));
-    if (!fn)
+    fn_ = reinterpret_cast<evk_forward_fn>(::dlsym(lib, "evk_forward"));
+    if (!fn_)
       return load_error("the library does not export evk_forward: define it with extern \"C\" "
                         "and include evokernel/kernel_abi.h");
-    fn_ = fn;
-
-    // Correctness calls: fresh inputs and poisoned outputs per seed; all kept alive so that
-    // every call sees distinct addresses.
-    std::vector<Buffers> ins, outs;
-    std::vector<std::vector<std::vector<uint8_t>>> out_snap;
-    for (size_t s = 0; s < seeds.size(); ++s) {
-      ins.push_back(copy_inputs(seeds[s]));
-      outs.push_back(fresh_outputs(job_));
-      std::string phase = fmt::format("seed {}", s);
-      if (!call(phase, ins[s], outs[s])) return result();
-      if (auto m = first_difference(ins[s], pristine_bytes(seeds[s]), job_.abi); !m.empty() && obs_.mutated.empty())
-        obs_.mutated = m + " during " + phase;
-      out_snap.push_back(snapshot(outs[s]));
-      write_record(fmt::format("seed{}", s), outs[s]);
-    }
-    sleep_ms(job_.after_return_delay_ms);
-    check_late_writes(outs, out_snap, "returned");
-
-    if (seeds.size() >= 2) {
-      // The last call's pointers, seed 0's values: a cache keyed on addresses replays the last
-      // seed's outputs (or leaves the poison).
-      size_t last = seeds.size() - 1;
-      for (size_t i = 0; i < ins[last].size(); ++i)
-        std::memcpy(ins[last][i]->bytes.data(), seeds[0].inputs[i].data.data(), ins[last][i]->bytes.size());
-      for (auto& o : outs[last]) poison(*o);
-      if (!call("reuse", ins[last], outs[last])) return result();
-      if (auto m = first_difference(ins[last], pristine_bytes(seeds[0]), job_.abi); !m.empty() && obs_.mutated.empty())
-        obs_.mutated = m + " during the reuse call";
-      write_record("reuse", outs[last]);
-      if (!mixed_probe(seeds, out_snap[0])) return result();
-      for (size_t i = 0; i < ins[last].size(); ++i)
-        std::memcpy(ins[last][i]->bytes.data(), seeds[last].inputs[i].data.data(), ins[last][i]->bytes.size());
-    }
-    if (job_.timing) {
-      if (!time_calls(ins, outs)) return result();
-      for (size_t s = 0; s < seeds.size(); ++s) {
-        if (auto m = first_difference(ins[s], pristine_bytes(seeds[s]), job_.abi); !m.empty() && obs_.mutated.empty())
-          obs_.mutated = m + " during the timed calls";
-        write_record(fmt::format("post{}", s), outs[s]);
+    ctl_.emit({{"ready", true}});
+    while (auto cmd = cmds_.next()) {
+      std::string op = cmd->value("op", "");
+      if (op == "load") {
+        load(cmd->at("group").get<int>(), cmd->at("set").get<int>());
+        ctl_.emit({{"ok", true}});
+      } else if (op == "run") {
+        run_calls(cmd->at("calls"));
+      } else if (op == "quit") {
+        ctl_.emit({{"result", true}, {"calls", calls_}});
+        return 0;
+      } else {
+        throw Error("unknown command " + op);
       }
     }
-    return result();
+    return 0;  // the parent went away
   }
 
  private:
-  bool call(const std::string& phase, Buffers& in, Buffers& out) {
-    rep_.emit({{"event", "call"}, {"phase", phase}});
-    auto vi = views(in);
-    auto vo = views(out);
-    int rc = 0;
-    try {
-      rc = fn_(vi.data(), static_cast<int32_t>(vi.size()), vo.data(), static_cast<int32_t>(vo.size()));
-    } catch (const std::bad_alloc&) {
-      obs_.exception = "std::bad_alloc (out of memory)";
-    } catch (const std::exception& e) {
-      obs_.exception = e.what();
-    } catch (...) {
-      obs_.exception = "an exception that is not a std::exception";
+  void load(int g, int s) {
+    if (s < 0 || s >= static_cast<int>(job_.sets.size())) throw Error("no input set " + std::to_string(s));
+    const RunnerSet& set = job_.sets[s];
+    Group& grp = groups_[g];
+    bool same = grp.bufs.size() == set.inputs.size();
+    for (size_t i = 0; same && i < set.inputs.size(); ++i)
+      same = grp.bufs[i].shape == set.inputs[i].shape && grp.bufs[i].dtype == set.inputs[i].dtype;
+    if (!same) {
+      grp.bufs.clear();
+      for (const auto& t : set.inputs) {
+        Buffer b;
+        b.dtype = t.dtype;
+        b.shape = t.shape;
+        b.strides = row_major_strides(t.shape);
+        b.nbytes = t.nbytes;
+        size_t alloc = std::max<size_t>(kRunnerAlign, (t.nbytes + kRunnerAlign - 1) / kRunnerAlign * kRunnerAlign);
+        b.data.reset(static_cast<uint8_t*>(std::aligned_alloc(kRunnerAlign, alloc)));
+        if (!b.data) throw std::bad_alloc();
+        std::memcpy(b.data.get(), source(t), t.nbytes);
+        grp.bufs.push_back(std::move(b));
+      }
+    } else {
+      for (size_t i = 0; i < set.inputs.size(); ++i)
+        copy_differing(grp.bufs[i].data.get(), source(set.inputs[i]), set.inputs[i].nbytes);
     }
-    if (!obs_.exception.empty()) {
-      obs_.failed_phase = phase;
-      return false;
-    }
-    if (rc != 0) {
-      obs_.failed_rc = rc;
-      obs_.failed_phase = phase;
-      return false;
-    }
-    return true;
+    grp.set = s;
   }
 
-  // Seed 1's inputs except a sparse comb of seed 0's values (the first and last 64 elements and
-  // every 61st): a cache keyed on a checksum of a few elements returns seed 0's outputs.
-  bool mixed_probe(const std::vector<SeedData>& seeds, const std::vector<std::vector<uint8_t>>& out0) {
-    Buffers in = copy_inputs(seeds[1]);
-    bool mixed_any = false;
-    for (size_t i = 0; i < in.size(); ++i) {
-      DType t = in[i]->dtype;
-      if (t != DType::F32 && t != DType::F64) continue;
-      size_t es = dtype_size(t), n = in[i]->bytes.size() / es;
-      if (n <= 256) continue;
-      mixed_any = true;
-      const uint8_t* src = seeds[0].inputs[i].data.data();
-      for (size_t k = 0; k < n; ++k)
-        if (k < 64 || k + 64 >= n || k % 61 == 0)
-          std::memcpy(in[i]->bytes.data() + k * es, src + k * es, es);
-    }
-    bool float_out = false;
-    for (const auto& o : job_.outputs) float_out = float_out || o.dtype == DType::F32 || o.dtype == DType::F64;
-    if (!mixed_any || !float_out) return true;
-    Buffers out = fresh_outputs(job_);
-    if (!call("mixed", in, out)) return false;
-    bool same = true;
-    for (size_t i = 0; i < out.size(); ++i)
-      same = same && std::memcmp(out[i]->bytes.data(), out0[i].data(), out0[i].size()) == 0;
-    obs_.mixed_unchanged = same ? 1 : 0;
-    return true;
+  const uint8_t* source(const RunnerTensor& t) const {
+    if (t.offset + t.nbytes > in_->size()) throw Error("an input lies outside the inputs region");
+    return in_->data() + t.offset;
   }
 
-  // Warm-up (one call per input set), then timed calls rotating over the sets until the
-  // budget or the trial cap. Only the call itself is inside the clock readings.
-  bool time_calls(std::vector<Buffers>& ins, std::vector<Buffers>& outs) {
-    size_t sets = ins.size();
-    rep_.emit({{"event", "call"}, {"phase", "timing"}});
-    std::vector<std::vector<evk_tensor>> vi, vo;
-    for (size_t s = 0; s < sets; ++s) vi.push_back(views(ins[s])), vo.push_back(views(outs[s]));
-    auto one = [&](size_t s) {
-      return fn_(vi[s].data(), static_cast<int32_t>(vi[s].size()), vo[s].data(),
-                 static_cast<int32_t>(vo[s].size()));
-    };
-    for (size_t s = 0; s < sets; ++s)
-      if (int rc = one(s); rc != 0) return fail(rc, "warm-up");
-    std::vector<double> t;
-    double spent = 0;
-    for (int k = 0; k < job_.timing_max_trials; ++k) {
-      if (k >= job_.min_trials && spent >= job_.timing_budget_ms) break;
-      size_t s = static_cast<size_t>(k) % sets;
+  // The views of one call, built before the clock starts.
+  struct CallViews {
+    std::vector<evk_tensor> in, out;
+  };
+
+  CallViews views(int g, int slot) {
+    auto it = groups_.find(g);
+    if (it == groups_.end() || it->second.set < 0) throw Error("group " + std::to_string(g) + " holds no set");
+    if (slot < 0 || slot >= job_.slots) throw Error("no slot " + std::to_string(slot));
+    const RunnerSet& set = job_.sets[it->second.set];
+    CallViews v;
+    for (auto& b : it->second.bufs)
+      v.in.push_back({b.data.get(), static_cast<int32_t>(b.dtype), static_cast<int32_t>(b.shape.size()),
+                      b.shape.data(), b.strides.data()});
+    auto& ost = out_strides_[it->second.set];
+    if (ost.empty())
+      for (const auto& o : set.outputs) ost.push_back(row_major_strides(o.shape));
+    auto off = output_offsets(set);
+    uint8_t* base = out_->data() + static_cast<size_t>(slot) * job_.slot_bytes;
+    for (size_t i = 0; i < set.outputs.size(); ++i)
+      v.out.push_back({base + off[i], static_cast<int32_t>(set.outputs[i].dtype),
+                       static_cast<int32_t>(set.outputs[i].shape.size()), set.outputs[i].shape.data(),
+                       ost[i].data()});
+    return v;
+  }
+
+  void run_calls(const json& calls) {
+    std::vector<CallViews> vs;
+    std::vector<int> used;
+    for (const auto& c : calls) {
+      vs.push_back(views(c.at(0).get<int>(), c.at(1).get<int>()));
+      used.push_back(c.at(0).get<int>());
+    }
+    std::vector<double> ms;
+    ms.reserve(vs.size());
+    int rc = 0, failed = -1;
+    std::string exception;
+    ctl_.emit({{"go", true}});
+    for (size_t k = 0; k < vs.size(); ++k) {
+      auto& v = vs[k];
       double t0 = now_ms();
-      int rc = one(s);
-      double t1 = now_ms();
-      if (rc != 0) return fail(rc, "timing");
-      t.push_back(t1 - t0);
-      spent += t1 - t0;
+      try {
+        rc = fn_(v.in.data(), static_cast<int32_t>(v.in.size()), v.out.data(), static_cast<int32_t>(v.out.size()));
+      } catch (const std::bad_alloc&) {
+        exception = "std::bad_alloc (out of memory)";
+      } catch (const std::exception& e) {
+        exception = e.what();
+      } catch (...) {
+        exception = "an exception that is not a std::exception";
+      }
+      ms.push_back(now_ms() - t0);
+      ++calls_;
+      if (rc != 0 || !exception.empty()) {
+        failed = static_cast<int>(k);
+        break;
+      }
     }
-    obs_.set_timing(std::move(t));
-    return true;
+    ctl_.emit({{"done", true}, {"ms", ms}, {"rc", rc}, {"exception", exception}, {"failed_call", failed}});
+    ctl_.emit({{"checked", true}, {"mutated", mutation(used)}});
   }
 
-  bool fail(int rc, const std::string& phase) {
-    obs_.failed_rc = rc;
-    obs_.failed_phase = phase;
-    return false;
-  }
-
-  void check_late_writes(const std::vector<Buffers>& outs,
-                         const std::vector<std::vector<std::vector<uint8_t>>>& snaps,
-                         const std::string& when) {
-    for (size_t s = 0; s < outs.size() && obs_.late.empty(); ++s)
-      if (auto m = first_difference(outs[s], snaps[s], out_names_); !m.empty())
-        obs_.late = fmt::format("{} changed after seed {} {}", m, s, when);
-  }
-
-  void write_record(const std::string& name, const Buffers& out) {
-    for (const auto& o : out) records_.append(o->bytes);
-    records_.end_record(name);
+  // "in.0 at element 12" when a group's buffers no longer hold the set loaded into them.
+  std::string mutation(const std::vector<int>& used) const {
+    for (int g : used) {
+      const Group& grp = groups_.at(g);
+      const RunnerSet& set = job_.sets[grp.set];
+      for (size_t i = 0; i < grp.bufs.size(); ++i) {
+        const uint8_t* a = grp.bufs[i].data.get();
+        const uint8_t* b = source(set.inputs[i]);
+        size_t n = grp.bufs[i].nbytes;
+        if (std::memcmp(a, b, n) == 0) continue;
+        size_t k = 0;
+        while (a[k] == b[k]) ++k;
+        std::string name = i < job_.abi.size() ? job_.abi[i] : "input " + std::to_string(i);
+        return fmt::format("{} at element {}", name, k / std::max<size_t>(1, dtype_size(grp.bufs[i].dtype)));
+      }
+    }
+    return "";
   }
 
   int load_error(const std::string& what) {
-    rep_.emit({{"event", "load_error"}, {"what", what}});
-    return 0;
-  }
-
-  int result() {
-    rep_.emit(obs_.event(records_.names()));
+    events_.emit({{"event", "load_error"}, {"what", what}});
     return 0;
   }
 
   const RunnerJob& job_;
-  Reporter rep_;
+  Reporter events_, ctl_;
+  CommandReader cmds_;
   int rep_fd_;
+  Mapping* in_ = nullptr;
+  Mapping* out_ = nullptr;
   evk_forward_fn fn_ = nullptr;
-  RecordFile records_;
-  std::vector<std::string> out_names_;
-  Observations obs_;
+  std::map<int, Group> groups_;
+  std::map<int, std::vector<std::vector<int64_t>>> out_strides_;
+  int64_t calls_ = 0;
 };
 
 }  // namespace

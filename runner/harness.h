@@ -1,6 +1,7 @@
-// The candidate harness: loads one kernel library, calls it on every seed's inputs, runs the
-// dynamic anti-hack probes and times it. Reports facts as JSON lines on `report_fd` (see
-// src/verify/runner_protocol.h); judging them is the verifier's job.
+// The candidate harness: maps the parent's input and output regions, loads one kernel library,
+// installs the sandbox, then executes the parent's commands (src/verify/runner_protocol.h)
+// until "quit". It decides nothing: which inputs, how many calls, which outputs are checked
+// and how long the calls took are the parent's.
 #pragma once
 #include "verify/runner_protocol.h"
 

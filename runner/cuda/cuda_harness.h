@@ -1,9 +1,9 @@
-// The CUDA candidate harness: the same job and record protocol as evk-runner
-// (src/verify/runner_protocol.h), with tensors in device memory. Loads the kernel library,
-// calls it on every seed's inputs (outputs poisoned with NaN, the device synchronised after
-// every call, all streams), runs the dynamic anti-hack probes (inputs copied back and compared,
-// outputs re-read after a delay, reuse and mixed-input calls) and times it with CUDA events,
-// flushing the L2 cache between calls. Reports facts; the verifier judges them.
+// The CUDA candidate harness: the same job and command protocol as evk-runner
+// (src/verify/runner_protocol.h), with tensors in device memory. Measures the device's peaks
+// (a "device_peaks" event on stdout), loads the kernel library, then executes the parent's
+// commands: "load" uploads a set into a group's device buffers, "run" flushes the L2 before
+// each call, records CUDA events around it (a claim), synchronises the whole device, and
+// copies the outputs into the parent's slots after the last call. The parent judges.
 #pragma once
 #include "verify/runner_protocol.h"
 

@@ -110,4 +110,54 @@ Reference oracle_reference(Workspace& ws, const TaskInfo& task, int seed,
   return load_reference(dir);
 }
 
+ExtraSets oracle_extra_sets(Workspace& ws, const TaskInfo& task, int seeds, int variants,
+                            const OracleOptions& opt) {
+  fs::path dir = ws.cache_dir() / "refs" /
+                 fmt::format("{}-{}-o{}", task.id, task.content_hash.substr(0, 16), oracle_hash()) /
+                 fmt::format("m{}-t{}", opt.max_elements, opt.threads) /
+                 fmt::format("sets-s{}-v{}", seeds, variants);
+  if (!fs::exists(dir / "sets.json")) {
+    fs::create_directories(dir.parent_path());
+    fs::path tmp = dir.parent_path() / fmt::format(".tmp-sets-{}", ::getpid());
+    fs::remove_all(tmp);
+    std::vector<std::string> argv = {opt.python,
+                                     (data_root() / "oracle" / "evk_oracle.py").string(),
+                                     "sets",
+                                     "--out", tmp.string(),
+                                     "--seeds", std::to_string(seeds),
+                                     "--variants", std::to_string(variants),
+                                     "--max-elements", std::to_string(opt.max_elements),
+                                     "--threads", std::to_string(opt.threads),
+                                     "--timeout", fmt::format("{}", opt.timeout_s),
+                                     task.path.string()};
+    ProcessOptions po;
+    po.timeout_s = opt.timeout_s + 60;
+    po.env["OMP_NUM_THREADS"] = std::to_string(opt.threads);
+    ProcessResult r = run_process(argv, po);
+    if (!r.ok()) {
+      fs::remove_all(tmp);
+      std::string reason;
+      try {
+        reason = json::parse(r.out.substr(0, r.out.find('\n'))).value("error", "");
+      } catch (const std::exception&) {
+      }
+      if (reason.empty()) reason = "the oracle " + r.describe() + ": " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0);
+      throw Error("task " + task.id + " (extra input sets): " + reason);
+    }
+    std::error_code ec;
+    fs::rename(tmp, dir, ec);
+    if (ec) fs::remove_all(tmp);  // another process won the race
+  }
+  ExtraSets out;
+  json rep;
+  try {
+    rep = json::parse(read_file(dir / "sets.json"));
+  } catch (const json::exception& e) {
+    throw Error((dir / "sets.json").string() + " is malformed (" + e.what() + "): delete the folder");
+  }
+  for (const auto& name : rep.at("written")) out.sets.emplace_back(name.get<std::string>(), load_reference(dir / name.get<std::string>()));
+  for (const auto& [k, v] : rep.at("skipped").items()) out.skipped[k] = v.get<std::string>();
+  return out;
+}
+
 }  // namespace evk

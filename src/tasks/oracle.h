@@ -2,7 +2,10 @@
 // subprocess with a time limit and caches its results in the workspace, keyed by the task
 // file's content hash, the seed, the fitting limit and the thread count.
 #pragma once
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tasks/task.h"
 
@@ -29,6 +32,17 @@ std::string oracle_hash();
 // reason when the task is broken.
 Reference oracle_reference(Workspace& ws, const TaskInfo& task, int seed,
                            const OracleOptions& opt);
+
+// The verifier's extra input sets of a task (oracle/evk_oracle.py `sets`), computed once per
+// workspace and cached beside the seeds' references: "edge" (edge values), "shape2" (other,
+// odd extents), "variant<k>" (a seed with a few random positions changed). A kind the task
+// cannot have (no floating inputs, no size constant to change) is left out; `skipped` says why.
+struct ExtraSets {
+  std::vector<std::pair<std::string, Reference>> sets;
+  std::map<std::string, std::string> skipped;
+};
+ExtraSets oracle_extra_sets(Workspace& ws, const TaskInfo& task, int seeds, int variants,
+                            const OracleOptions& opt);
 
 // Parses meta.json into a Reference (used by the runner side too).
 Reference load_reference(const std::filesystem::path& dir);

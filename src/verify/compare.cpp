@@ -20,9 +20,18 @@ std::string index_str(int64_t flat, const std::vector<int64_t>& shape) {
 }
 
 std::string CompareResult::describe(const std::string& name, const std::vector<int64_t>& shape) const {
-  std::string s = fmt::format("{}: {} of {} elements differ (max abs err {:.4g}, max rel err {:.4g}, "
-                              "rel err norm {:.4g})",
-                              name, mismatches, numel, max_abs, max_rel, rel_norm);
+  std::string s;
+  if (mismatches > 0) {
+    s = fmt::format("{}: {} of {} elements outside |out-ref| <= atol + rtol*|ref| (atol {:.3g}, "
+                    "rtol {:.3g}; max abs err {:.4g}, max rel err {:.4g})",
+                    name, mismatches, numel, atol, rtol, max_abs, max_rel);
+  } else {
+    s = fmt::format("{}: every element is within atol + rtol*|ref|, but the error norm "
+                    "||out-ref|| = {:.4g} exceeds the bound rel_norm*||ref|| + atol*sqrt(n) = "
+                    "{:.4g} ({:.3g}x over; max abs err {:.4g}): small errors everywhere (an "
+                    "approximation or accumulation order that is too loose)",
+                    name, err_norm, norm_bound, norm_bound > 0 ? err_norm / norm_bound : 0.0, max_abs);
+  }
   if (first_bad >= 0)
     s += fmt::format("; first at {}: expected {:.6g}, got {:.6g}", index_str(first_bad, shape),
                      expected, got);
@@ -87,6 +96,7 @@ CompareResult compare_output(const Tensor& ref, const uint8_t* got, const Tolera
   r.numel = ref.numel();
   bool exact = ref.dtype != DType::F32 && ref.dtype != DType::F64 && ref.dtype != DType::F16;
   double diff2 = 0, ref2 = 0;
+  int64_t finite = 0;
   for (int64_t i = 0; i < r.numel; ++i) {
     double e = ref.at(i);
     bool poison = false;
@@ -108,6 +118,7 @@ CompareResult compare_output(const Tensor& ref, const uint8_t* got, const Tolera
     if (!std::isnan(e) && !std::isinf(e)) {
       diff2 += std::isfinite(d) ? d * d : INFINITY;
       ref2 += e * e;
+      ++finite;
     }
     if (!close) {
       ++r.mismatches;
@@ -119,9 +130,12 @@ CompareResult compare_output(const Tensor& ref, const uint8_t* got, const Tolera
       r.max_rel = std::max(r.max_rel, d / std::max(std::fabs(e), 1e-12));
     }
   }
-  // An all-zero reference has no scale: allclose alone decides.
-  r.rel_norm = ref2 > 0 ? std::sqrt(diff2 / ref2) : 0;
-  r.ok = r.mismatches == 0 && (exact || r.rel_norm <= tol.rel_norm_bound);
+  r.atol = tol.atol;
+  r.rtol = tol.rtol;
+  r.err_norm = std::sqrt(diff2);
+  r.rel_norm = ref2 > 0 ? std::sqrt(diff2 / ref2) : (diff2 > 0 ? INFINITY : 0);
+  r.norm_bound = tol.rel_norm_bound * std::sqrt(ref2) + tol.atol * std::sqrt(static_cast<double>(finite));
+  r.ok = r.mismatches == 0 && (exact || r.err_norm <= r.norm_bound);
   return r;
 }
 

@@ -1,6 +1,9 @@
-// The correctness check of one output against its reference: allclose (|got - ref| <= atol +
-// rtol * |ref|, NaN never close) and the relative error norm ||got - ref|| / ||ref|| under a
-// bound, with the statistics an LLM needs to fix a kernel.
+// The correctness check of one output against its reference: elementwise |got - ref| <= atol +
+// rtol * |ref| (a NaN reference is matched only by NaN, an infinite one only by itself) and the
+// norm bound ||got - ref|| <= rel_norm_bound * ||ref|| + atol * sqrt(n) over the finite part
+// (the absolute term keeps a near-zero reference from rejecting an exact kernel), with the
+// statistics an LLM needs to fix a kernel. A failure's text names the bound that failed and
+// by how much; it never says "0 elements differ".
 #pragma once
 #include <cstdint>
 #include <string>
@@ -20,10 +23,13 @@ struct CompareResult {
   int64_t mismatches = 0;   // elements failing allclose
   int64_t unwritten = 0;    // elements still holding the poison (NaN or the integer sentinel)
   double max_abs = 0, max_rel = 0, rel_norm = 0;
+  double err_norm = 0, norm_bound = 0;  // ||got - ref|| and the bound it must stay under
+  double atol = 0, rtol = 0;
   int64_t first_bad = -1;
   double expected = 0, got = 0;
-  // "out.0: 12 of 4096 elements differ (max abs err 0.5, max rel err 2.1, rel norm 0.03);
-  //  first at [0, 3]: expected 1.25, got 0.75"
+  // "out.0: 12 of 4096 elements outside |out-ref| <= atol + rtol*|ref| (atol 0.01, rtol 0.01;
+  //  max abs err 0.5, max rel err 2.1); first at [0, 3]: expected 1.25, got 0.75", or, when
+  //  every element is close but the errors add up, the norm bound and how far it was exceeded.
   std::string describe(const std::string& name, const std::vector<int64_t>& shape) const;
 };
 

@@ -55,21 +55,12 @@ void hand_to_jail(const fs::path& dir) {
   for (const auto& e : fs::recursive_directory_iterator(dir)) give(e.path());
 }
 
-JailSpec jail_for(const RunnerJob& job, const RunnerLimits& lim, const fs::path& exe,
+JailSpec jail_for(const RunnerLimits& lim, const fs::path& exe,
                   const std::string& workdir) {
   JailSpec s;
   s.binds.push_back({exe.string(), false});
   s.binds.push_back({fs::weakly_canonical(workdir).string(), false});
   std::string wd = s.binds.back().path;
-  for (const auto& f : job.seed_files)
-    if (!under(f, wd)) s.binds.push_back({fs::weakly_canonical(f).string(), false});
-  if (!job.outputs_path.empty()) {
-    // Made here so that it can be bound in writable (and belongs to the jail when we are root).
-    int fd = ::open(job.outputs_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) throw_errno("cannot create " + job.outputs_path);
-    ::close(fd);
-    s.binds.push_back({fs::weakly_canonical(job.outputs_path).string(), true});
-  }
   auto env = [&](const char* k) {
     auto it = lim.env.find(k);
     return it == lim.env.end() ? std::string() : it->second;
@@ -112,7 +103,8 @@ const std::string& runner_jail_unavailable() {
   return why;
 }
 
-RunnerRun run_runner(const RunnerJob& job, const RunnerLimits& lim, const std::string& workdir) {
+RunnerRun run_runner(const RunnerJob& job, const RunnerLimits& lim, const std::string& workdir,
+                     const RunnerHooks& hooks) {
   RunnerRun r;
   fs::path exe = runner_path();
   if (lim.executable != exe.filename()) exe = exe.parent_path() / lim.executable;
@@ -141,7 +133,9 @@ RunnerRun run_runner(const RunnerJob& job, const RunnerLimits& lim, const std::s
   o.address_space_bytes = lim.address_space_mb << 20;  // 0 leaves it unlimited
   o.cpu_seconds = static_cast<uint64_t>(std::ceil(lim.timeout_s * lim.threads)) + 5;
   // Output records (seeds, reuse, post-timing) plus slack; nothing else may be written.
-  o.file_size_bytes = job.record_bytes() * (2 * job.seed_files.size() + 2) + (1 << 20);
+  // Outputs go to shared memory (runner_protocol.h): the runner writes no file.
+  o.file_size_bytes = 1 << 20;
+  o.keep_fds = hooks.keep_fds;
   o.max_processes = 4096;  // the seccomp filter is what stops fork; this bounds non-root users
   o.output_cap = lim.output_cap;
   CpuLease lease(lim.threads);
@@ -155,20 +149,10 @@ RunnerRun run_runner(const RunnerJob& job, const RunnerLimits& lim, const std::s
                      "candidates without the jail (only on a machine you can afford to lose)");
   r.jailed = why.empty();
   if (r.jailed) {
-    o.jail = jail_for(job, lim, exe, workdir);
+    o.jail = jail_for(lim, exe, workdir);
     hand_to_jail(workdir);
   }
-  auto started = std::chrono::steady_clock::now();
-  std::string recent;  // the marker may straddle two reads
-  o.on_stdout = [&](pid_t pid, std::string_view chunk) {
-    if (r.timing_start_cpu_s >= 0) return;
-    recent = recent.substr(recent.size() > 64 ? recent.size() - 64 : 0);
-    recent.append(chunk);
-    if (recent.find("\"phase\":\"timing\"") == std::string::npos) return;
-    r.timing_start_cpu_s = process_tree_cpu_s(pid);
-    r.timing_start_wall_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  };
+  o.on_stdout = hooks.on_stdout;
   r.process = run_process({exe.string()}, o);
   if (r.jailed && r.process.exit_code == 126 && r.process.term_signal == 0 &&
       r.process.err.rfind("evk jail: ", 0) == 0)

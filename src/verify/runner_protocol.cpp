@@ -1,9 +1,15 @@
 #include "verify/runner_protocol.h"
 
+#include <cstring>
+#include <limits>
 #include <sstream>
 
 namespace evk {
 using nlohmann::json;
+
+namespace {
+size_t aligned(size_t n) { return (n + kRunnerAlign - 1) / kRunnerAlign * kRunnerAlign; }
+}  // namespace
 
 int64_t RunnerOutputSpec::numel() const {
   int64_t n = 1;
@@ -11,42 +17,60 @@ int64_t RunnerOutputSpec::numel() const {
   return n;
 }
 
-size_t RunnerJob::record_bytes() const {
+std::vector<size_t> output_offsets(const RunnerSet& s) {
+  std::vector<size_t> off;
+  size_t at = 0;
+  for (const auto& o : s.outputs) {
+    off.push_back(at);
+    at += aligned(o.nbytes());
+  }
+  return off;
+}
+
+size_t RunnerSet::record_bytes() const {
   size_t n = 0;
-  for (const auto& o : outputs) n += o.nbytes();
+  for (const auto& o : outputs) n += aligned(o.nbytes());
   return n;
 }
 
 json to_json(const RunnerJob& j) {
-  json outs = json::array();
-  for (const auto& o : j.outputs)
-    outs.push_back({{"name", o.name}, {"dtype", dtype_name(o.dtype)}, {"shape", o.shape}});
-  return {{"library", j.library},
-          {"seed_files", j.seed_files},
-          {"abi", j.abi},
-          {"outputs", outs},
-          {"outputs_path", j.outputs_path},
-          {"after_return_delay_ms", j.after_return_delay_ms},
-          {"timing", j.timing},
-          {"timing_budget_ms", j.timing_budget_ms},
-          {"timing_max_trials", j.timing_max_trials},
-          {"min_trials", j.min_trials}};
+  json sets = json::array();
+  for (const auto& s : j.sets) {
+    json ins = json::array(), outs = json::array();
+    for (const auto& t : s.inputs)
+      ins.push_back({{"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"offset", t.offset},
+                     {"nbytes", t.nbytes}});
+    for (const auto& o : s.outputs)
+      outs.push_back({{"name", o.name}, {"dtype", dtype_name(o.dtype)}, {"shape", o.shape}});
+    sets.push_back({{"inputs", ins}, {"outputs", outs}});
+  }
+  return {{"library", j.library},       {"abi", j.abi},
+          {"sets", sets},               {"inputs_fd", j.inputs_fd},
+          {"outputs_fd", j.outputs_fd}, {"control_fd", j.control_fd},
+          {"inputs_bytes", j.inputs_bytes}, {"slot_bytes", j.slot_bytes},
+          {"slots", j.slots}};
 }
 
 RunnerJob runner_job_from_json(const json& j) {
   RunnerJob r;
   r.library = j.at("library");
-  r.seed_files = j.at("seed_files").get<std::vector<std::string>>();
   r.abi = j.at("abi").get<std::vector<std::string>>();
-  for (const auto& o : j.at("outputs"))
-    r.outputs.push_back({o.at("name"), dtype_from_name(o.at("dtype")),
-                         o.at("shape").get<std::vector<int64_t>>()});
-  r.outputs_path = j.at("outputs_path");
-  r.after_return_delay_ms = j.value("after_return_delay_ms", 20.0);
-  r.timing = j.value("timing", true);
-  r.timing_budget_ms = j.value("timing_budget_ms", 1000.0);
-  r.timing_max_trials = j.value("timing_max_trials", 200);
-  r.min_trials = j.value("min_trials", 5);
+  for (const auto& s : j.at("sets")) {
+    RunnerSet set;
+    for (const auto& t : s.at("inputs"))
+      set.inputs.push_back({dtype_from_name(t.at("dtype")), t.at("shape").get<std::vector<int64_t>>(),
+                            t.at("offset").get<uint64_t>(), t.at("nbytes").get<uint64_t>()});
+    for (const auto& o : s.at("outputs"))
+      set.outputs.push_back({o.at("name"), dtype_from_name(o.at("dtype")),
+                             o.at("shape").get<std::vector<int64_t>>()});
+    r.sets.push_back(std::move(set));
+  }
+  r.inputs_fd = j.at("inputs_fd");
+  r.outputs_fd = j.at("outputs_fd");
+  r.control_fd = j.at("control_fd");
+  r.inputs_bytes = j.at("inputs_bytes");
+  r.slot_bytes = j.at("slot_bytes");
+  r.slots = j.at("slots");
   return r;
 }
 
@@ -58,33 +82,38 @@ RunnerReport parse_runner_output(const std::string& out) {
     json e = json::parse(line, nullptr, false);
     if (e.is_discarded() || !e.is_object() || !e.contains("event")) continue;
     std::string ev = e.value("event", "");
-    if (ev == "call") {
-      r.last_phase = e.value("phase", "");
-    } else if (ev == "load_error") {
+    if (ev == "load_error") {
       r.load_error = e.value("what", "");
     } else if (ev == "forbidden_syscall") {
       r.forbidden_syscall = e.value("name", "?");
     } else if (ev == "result") {
-      r.finished = true;
-      r.failed_rc = e.value("failed_rc", 0);
-      r.failed_phase = e.value("failed_phase", "");
-      r.exception = e.value("exception", "");
-      r.records = e.value("records", std::vector<std::string>{});
-      r.input_mutated = e.value("input_mutated", "");
-      r.late_write = e.value("late_write", "");
-      if (e.contains("mixed_unchanged") && e["mixed_unchanged"].is_boolean())
-        r.mixed_unchanged = e["mixed_unchanged"].get<bool>();
-      r.median_ms = e.value("median_ms", 0.0);
-      r.iqr_ms = e.value("iqr_ms", 0.0);
-      r.min_ms = e.value("min_ms", 0.0);
-      r.trials = e.value("trials", 0);
-      if (e.contains("device_peaks") && e["device_peaks"].is_object()) {
-        r.device_gbps = e["device_peaks"].value("gbps", 0.0);
-        r.device_gflops = e["device_peaks"].value("gflops", 0.0);
-      }
+      ++r.forged_results;
+    } else if (ev == "device_peaks") {
+      r.device_gbps = e.value("gbps", 0.0);
+      r.device_gflops = e.value("gflops", 0.0);
     }
   }
   return r;
+}
+
+void poison_bytes(DType t, uint8_t* p, size_t n) {
+  switch (t) {
+    case DType::F32: {
+      float v = std::numeric_limits<float>::quiet_NaN();
+      for (size_t i = 0; i + 4 <= n; i += 4) std::memcpy(p + i, &v, 4);
+      break;
+    }
+    case DType::F64: {
+      double v = std::numeric_limits<double>::quiet_NaN();
+      for (size_t i = 0; i + 8 <= n; i += 8) std::memcpy(p + i, &v, 8);
+      break;
+    }
+    case DType::F16:
+      for (size_t i = 0; i + 1 < n; i += 2) p[i] = 0x00, p[i + 1] = 0x7e;
+      break;
+    default:
+      std::memset(p, 0xA5, n);
+  }
 }
 
 }  // namespace evk

@@ -1,13 +1,33 @@
-// The contract between the verifier and evk-runner: a job as one JSON document on the runner's
-// stdin, events as JSON lines on its stdout, and the candidate's outputs as raw records in a
-// file the verifier reads back. The runner never sees the reference outputs: comparisons are
-// made by the verifier, outside the candidate's address space.
+// The contract between the verifier (the parent, the only judge) and evk-runner (the jailed
+// process that loads the candidate). The runner is an executor of the parent's commands; what
+// it says is a claim the parent checks.
 //
-// Records in the outputs file, in this order, each the concatenation of every output's bytes
-// (ABI output order): "seed<k>" for k in 0..seeds-1, then "reuse" (seed 0's inputs written into
-// the last seed's buffers: the previous call's pointers, new values) when seeds >= 2, then "post<k>" (each seed's outputs after
-// the timed calls) when timing ran. The result event lists the records actually written, and
-// may carry "device_peaks": {"gbps", "gflops"} of the accelerator the kernel ran on.
+// Job: one JSON document on the runner's stdin (to_json(RunnerJob)). It names three
+// descriptors the runner inherits (ProcessOptions::keep_fds):
+//   inputs_fd   a sealed memfd holding every input set (inputs and parameters, ABI order, each
+//               tensor at the offset the job gives); mapped read-only. Reference outputs are
+//               never in it: the runner's memory holds inputs only.
+//   outputs_fd  a memfd of `slots` slots of `slot_bytes`; call outputs are written straight
+//               into the slot the parent names (output i at output_offsets(set)[i]). The
+//               parent reads the slots in place (no file round trip) and poisons a slot before
+//               it names it.
+//   control_fd  a stream socket: one JSON command per line in, one JSON reply per line out.
+// Commands (parent -> runner) and replies (runner -> parent), in this order only:
+//   (start)                                   -> {"ready":true} once the library is loaded and
+//                                                the sandbox is on (or a load_error event on
+//                                                stdout and exit)
+//   {"op":"load","group":g,"set":s}           -> {"ok":true}: group g's input buffers hold set
+//                                                s (same addresses when the shapes match: only
+//                                                differing bytes are copied)
+//   {"op":"run","calls":[[g,slot],...]}       -> {"go":true} just before the first call, then
+//                                                {"done":true,"ms":[..],"rc":0,"exception":"",
+//                                                "failed_call":-1,"mutated":""} after the last
+//   {"op":"quit"}                             -> {"result":true,"calls":N} and exit 0
+// The parent times each run from sending it to the arrival of "done" (the authority);
+// the runner's per-call "ms" are a claim that must fit inside that interval. Any reply out of
+// this order, malformed, unsolicited, or written after the quit reply is hack_dynamic.
+// stdout carries only {"event":"load_error"} and {"event":"forbidden_syscall"} lines (a
+// "result" event there is forged: hack_dynamic); stderr is for diagnostics.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -26,47 +46,54 @@ struct RunnerOutputSpec {
   size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype); }
 };
 
-struct RunnerJob {
-  std::string library;                  // the candidate's kernel.so
-  std::vector<std::string> seed_files;  // ref.safetensors per seed (only inputs are read)
-  std::vector<std::string> abi;         // tensor names in ABI order: in.N, then param.<name>
-  std::vector<RunnerOutputSpec> outputs;
-  std::string outputs_path;             // raw output records are written here
-  double after_return_delay_ms = 20;    // wait before checking for writes after return
-  bool timing = true;
-  double timing_budget_ms = 1000;
-  int timing_max_trials = 200;
-  int min_trials = 5;
+// One tensor of a set in the inputs region.
+struct RunnerTensor {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  uint64_t offset = 0, nbytes = 0;
+};
 
-  size_t record_bytes() const;
+// One input set: its tensors (ABI order) and the outputs it produces (shapes may differ
+// between sets: the second-shape set).
+struct RunnerSet {
+  std::vector<RunnerTensor> inputs;
+  std::vector<RunnerOutputSpec> outputs;
+  size_t record_bytes() const;  // bytes of a slot this set's outputs need (64-byte aligned)
+};
+
+// Byte offset of each output inside a slot.
+std::vector<size_t> output_offsets(const RunnerSet& s);
+
+constexpr size_t kRunnerAlign = 64;
+
+struct RunnerJob {
+  std::string library;             // the candidate's kernel.so
+  std::vector<std::string> abi;    // tensor names in ABI order: in.N, then param.<name>
+  std::vector<RunnerSet> sets;
+  int inputs_fd = -1, outputs_fd = -1, control_fd = -1;
+  uint64_t inputs_bytes = 0;
+  uint64_t slot_bytes = 0;
+  int slots = 0;
 };
 
 nlohmann::json to_json(const RunnerJob& j);
 RunnerJob runner_job_from_json(const nlohmann::json& j);
 
-// What the runner observed; decisions (pass/fail, categories) are the verifier's.
+// What the runner's stdout said (events other than these are ignored; lines that are not JSON
+// objects are ignored: a kernel may print).
 struct RunnerReport {
-  bool finished = false;                // a result event was read
-  std::string load_error;               // dlopen/dlsym failure
-  std::string forbidden_syscall;        // the sandbox stopped the process at this call
-  std::string last_phase;               // the last call started: "seed 1", "timing", ...
-  int failed_rc = 0;                    // nonzero return of evk_forward
-  std::string exception;                // what evk_forward threw, empty when nothing
-  std::string failed_phase;
-  std::vector<std::string> records;
-  std::string input_mutated;            // "in.0 at index 12 during seed 0", empty when not
-  std::string late_write;               // "out.0 at index 3 after seed 1 returned"
-  std::optional<bool> mixed_unchanged;  // nullopt: the check did not apply
-  double median_ms = 0, iqr_ms = 0, min_ms = 0;
-  int trials = 0;
-  // Peaks of the device the kernel ran on, measured by runners whose kernels do not run on
-  // this machine's CPU (evk-runner-cuda: device copy bandwidth and an FMA loop); 0 when the
-  // runner did not measure them (the CPU's peaks apply).
+  std::string load_error;         // dlopen/dlsym failure
+  std::string forbidden_syscall;  // the sandbox stopped the process at this call
+  int forged_results = 0;         // "result" events on stdout: the runner never writes one
+  // Peaks of the device the kernel ran on, reported by runners whose kernels do not run on this
+  // machine's CPU (evk-runner-cuda); 0 when the CPU's peaks apply.
   double device_gbps = 0, device_gflops = 0;
 };
 
-// Parses the runner's stdout (one JSON event per line; lines that are not JSON objects are
-// ignored: they cannot come from the runner, which writes whole lines).
 RunnerReport parse_runner_output(const std::string& out);
+
+// The poison the parent fills a slot with before naming it: quiet NaN for floating outputs,
+// the byte 0xA5 for integer ones (src/verify/compare.h recognises both as "never written").
+void poison_bytes(DType t, uint8_t* p, size_t nbytes);
 
 }  // namespace evk

@@ -43,6 +43,10 @@ struct VerifyOptions {
 // verify.* from the effective config.
 VerifyOptions verify_options(const Config& c);
 
+// Every field of `o` that can change a verdict (all but use_cache), for the verdict cache key.
+// A field added to VerifyOptions must be added here (verdict_cache_test changes each one).
+nlohmann::json verdict_key_options(const VerifyOptions& o);
+
 class Verifier {
  public:
   Verifier(Workspace& ws, OracleOptions oracle);
@@ -57,8 +61,15 @@ class Verifier {
 
  private:
   std::vector<Reference> references(const TaskInfo& task, int seeds);
+  ExtraSets extra_sets(const TaskInfo& task, int seeds);
+
+ public:
+  // Everything that can change a verdict: the task, the source, the oracle's options and
+  // version, the verifier's protocol version and every VerifyOptions field except use_cache.
   std::string cache_key(const TaskInfo& task, const std::string& source,
                         const VerifyOptions& opt) const;
+
+ private:
 
   Workspace& ws_;
   OracleOptions oracle_;

@@ -1,7 +1,8 @@
 // evk-runner on hand-made jobs, bypassing the static gates, so that the dynamic defences are
-// exercised on their own: late writes from a detached thread, the wall-clock kill, the
-// sandbox's verdict on forbidden calls, the outputs protocol, the jail (identity, view,
-// pinning), and, after the whole hostile corpus, that nothing outside the jail changed.
+// exercised on their own through the parent's plan (verify/trial.h): late writes from a
+// detached thread, the wall-clock kill, the sandbox's verdict on forbidden calls, replies
+// forged on the control socket, the jail (identity, view, pinning), and, after the whole
+// hostile corpus, that nothing outside the jail changed.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 #include "core/process.h"
 #include "corpus.h"
 #include "verify/runner_client.h"
+#include "verify/trial.h"
 #include "verify/temp_dir.h"
 
 namespace evk {
@@ -28,32 +30,40 @@ namespace fs = std::filesystem;
 
 constexpr int64_t kN = 4096;
 
-// Writes two seeds of relu inputs and returns a job for the library in `dir`.
-RunnerJob relu_job(const fs::path& dir, const fs::path& lib) {
-  RunnerJob job;
+// Two seeds of relu inputs with their references, as the verifier hands them to run_trial.
+std::vector<TrialSet> relu_sets() {
+  std::vector<TrialSet> sets;
   for (int s = 0; s < 2; ++s) {
-    SafetensorsFile f;
-    Tensor t;
-    t.shape = {kN};
-    t.data.resize(kN * 4);
+    Tensor x, y;
+    x.shape = y.shape = {kN};
+    x.data.resize(kN * 4);
+    y.data.resize(kN * 4);
     for (int64_t i = 0; i < kN; ++i) {
       float v = static_cast<float>((i * 7919 + s * 104729) % 2001 - 1000) / 100.0f;
-      std::memcpy(t.data.data() + 4 * i, &v, 4);
+      float r = v > 0 ? v : 0;
+      std::memcpy(x.data.data() + 4 * i, &v, 4);
+      std::memcpy(y.data.data() + 4 * i, &r, 4);
     }
-    f.tensors["in.0"] = t;
-    fs::path p = dir / ("seed" + std::to_string(s) + ".safetensors");
-    write_safetensors(p, f);
-    job.seed_files.push_back(p.string());
+    TrialSet t;
+    t.name = t.description = "seed " + std::to_string(s);
+    t.inputs = {x};
+    t.outputs = {y};
+    t.specs = {{"out.0", DType::F32, {kN}}};
+    t.correctness = t.timing = true;
+    sets.push_back(std::move(t));
   }
-  job.library = lib.string();
-  job.abi = {"in.0"};
-  job.outputs = {{"out.0", DType::F32, {kN}}};
-  job.outputs_path = (dir / "outputs.bin").string();
-  job.timing_budget_ms = 20;
-  return job;
+  return sets;
+}
+
+TrialOutcome run(const fs::path& lib, const fs::path& dir, RunnerLimits lim = {},
+                 double budget_ms = 20) {
+  TrialOptions o;
+  o.timing_budget_ms = budget_ms;
+  return run_trial(lib.string(), {"in.0"}, relu_sets(), 2, o, lim, dir.string());
 }
 
 fs::path build(const std::string& src, const fs::path& dir) {
+  fs::create_directories(dir);
   auto b = make_backend("cpu");
   CompileResult r = b->compile(src, dir, 120);
   EXPECT_TRUE(r.ok) << r.log;
@@ -67,22 +77,20 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
   return 0;
 })";
 
-TEST(Sandbox, HonestKernelReportsRecordsAndTiming) {
+TEST(Sandbox, HonestKernelPassesWithParentTimedBatches) {
   TempDir d("evk-sbx-");
-  auto job = relu_job(d.path(), build(kRelu, d.path()));
-  RunnerRun r = run_runner(job, {}, d.path().string());
-  ASSERT_TRUE(r.process.ok()) << r.process.describe() << r.process.err;
-  ASSERT_TRUE(r.report.finished);
-  EXPECT_EQ(r.report.records,
-            (std::vector<std::string>{"seed0", "seed1", "reuse", "post0", "post1"}));
-  EXPECT_TRUE(r.report.input_mutated.empty());
-  EXPECT_TRUE(r.report.late_write.empty());
-  EXPECT_EQ(r.report.mixed_unchanged, std::optional<bool>(false));
-  EXPECT_GT(r.report.trials, 0);
-  EXPECT_EQ(fs::file_size(job.outputs_path), 5 * job.record_bytes());
+  auto out = run(build(kRelu, d.path()), d.path());
+  ASSERT_TRUE(out.passed) << out.category << ": " << out.feedback << out.run.process.err;
+  EXPECT_TRUE(out.run.process.ok()) << out.run.process.describe();
+  EXPECT_GT(out.trials, 0);
+  EXPECT_GE(out.batches, 5);
+  EXPECT_GT(out.checked_calls, 0);
+  EXPECT_GT(out.median_ms, 0);
+  // The runner's own clock is a claim inside the parent's interval.
+  EXPECT_LE(out.metrics.value("runner_claimed_ms", 0.0), out.metrics.value("parent_timed_ms", 0.0) + 1e-3);
 }
 
-TEST(Sandbox, DetachedThreadWritingAfterReturnIsSeen) {
+TEST(Sandbox, DetachedThreadWritingAfterReturnIsRejected) {
   TempDir d("evk-sbx-");
   const char* src = R"(#include "evokernel/kernel_abi.h"
 #include <thread>
@@ -97,10 +105,9 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
   }).detach();
   return 0;
 })";
-  auto job = relu_job(d.path(), build(src, d.path()));
-  RunnerRun r = run_runner(job, {}, d.path().string());
-  ASSERT_TRUE(r.report.finished) << r.process.describe() << r.process.err;
-  EXPECT_NE(r.report.late_write.find("out.0"), std::string::npos) << r.report.late_write;
+  auto out = run(build(src, d.path()), d.path());
+  EXPECT_FALSE(out.passed);
+  EXPECT_TRUE(out.category == "mismatch" || out.category == "hack_dynamic") << out.category << ": " << out.feedback;
 }
 
 TEST(Sandbox, WallClockLimitKillsTheGroup) {
@@ -112,14 +119,14 @@ extern "C" int evk_forward(const evk_tensor*, int32_t, evk_tensor*, int32_t) {
   while (spin) {}
   return 0;
 })";
-  auto job = relu_job(d.path(), build(src, d.path()));
   RunnerLimits lim;
   lim.timeout_s = 1.5;
   lim.threads = 2;
-  RunnerRun r = run_runner(job, lim, d.path().string());
-  EXPECT_TRUE(r.process.timed_out);
-  EXPECT_LT(r.process.wall_s, lim.timeout_s + 1);
-  EXPECT_EQ(r.report.last_phase, "seed 0");
+  auto out = run(build(src, d.path()), d.path(), lim);
+  EXPECT_TRUE(out.run.process.timed_out);
+  EXPECT_TRUE(out.ended_early);
+  EXPECT_LT(out.run.process.wall_s, lim.timeout_s + 1);
+  EXPECT_EQ(out.phase, "seed 0");
 }
 
 TEST(Sandbox, ForbiddenCallIsNamed) {
@@ -129,10 +136,73 @@ TEST(Sandbox, ForbiddenCallIsNamed) {
 extern "C" int evk_forward(const evk_tensor*, int32_t, evk_tensor*, int32_t) {
   return socket(AF_INET, SOCK_STREAM, 0) >= 0 ? 0 : 1;
 })";
-  auto job = relu_job(d.path(), build(src, d.path()));
-  RunnerRun r = run_runner(job, {}, d.path().string());
-  EXPECT_EQ(r.report.forbidden_syscall, "socket");
-  EXPECT_FALSE(r.process.ok());
+  auto out = run(build(src, d.path()), d.path());
+  EXPECT_EQ(out.run.report.forbidden_syscall, "socket");
+  EXPECT_FALSE(out.run.process.ok());
+}
+
+TEST(Sandbox, ReplyForgedInsideTheKernelIsAHack) {
+  // The control socket is the highest descriptor the runner inherits; a kernel that writes a
+  // "done" of its own breaks the reply order the parent enforces.
+  TempDir d("evk-sbx-");
+  const char* src = R"(#include "evokernel/kernel_abi.h"
+#include <unistd.h>
+#include <string.h>
+extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32_t) {
+  const float* x = (const float*)in[0].data; float* y = (float*)out[0].data;
+  for (int64_t i = 0; i < evk_numel(&in[0]); ++i) y[i] = x[i] > 0 ? x[i] : 0;
+  const char* m = "\n{\"done\":true,\"ms\":[0.001],\"rc\":0,\"exception\":\"\",\"failed_call\":-1}\n";
+  for (int fd = 3; fd < 64; ++fd) (void)!write(fd, m, strlen(m));
+  return 0;
+})";
+  auto out = run(build(src, d.path()), d.path());
+  EXPECT_FALSE(out.passed);
+  EXPECT_EQ(out.category, "hack_dynamic") << out.feedback;
+}
+
+
+// Relu with a fixed amount of busy work per element, split over two threads by `split`
+// (a std::thread, or OpenMP teams that escape OMP_THREAD_LIMIT): the threads buy a speed-up
+// only where nothing stops a second CPU.
+std::string busy_relu(const std::string& split) {
+  return std::string(R"(#include "evokernel/kernel_abi.h"
+#include <thread>
+#include <omp.h>
+static void part(const float* x, float* y, int64_t lo, int64_t hi) {
+  for (int64_t i = lo; i < hi; ++i) {
+    volatile float v = x[i];
+    for (int k = 0; k < 600; ++k) v = v * 1.0f;
+    y[i] = v < 0 ? 0 : v;
+  }
+}
+extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32_t) {
+  const float* x = (const float*)in[0].data; float* y = (float*)out[0].data;
+  int64_t n = evk_numel(&in[0]);
+)") + split + R"(
+  return 0;
+})";
+}
+
+TEST(Sandbox, ExtraThreadsBuyNoSpeedUp) {
+  TempDir d("evk-sbx-");
+  // A timing phase long enough for the CPU-time check's 10 ms ticks.
+  auto one = run(build(busy_relu("part(x, y, 0, n);"), d.path() / "one"), d.path(), {}, 300);
+  ASSERT_TRUE(one.passed) << one.feedback;
+  const std::vector<std::string> splits = {
+      "std::thread t(part, x, y, 0, n / 2); part(x, y, n / 2, n); t.join();",
+      "#pragma omp teams num_teams(2) thread_limit(1)\n"
+      "  { int t = omp_get_team_num(); part(x, y, t * n / 2, (t + 1) * n / 2); }",
+  };
+  for (size_t k = 0; k < splits.size(); ++k) {
+    fs::path sub = d.path() / ("split" + std::to_string(k));
+    auto two = run(build(busy_relu(splits[k]), sub), d.path(), {}, 300);
+    // Either the CPU-time check rejects it, or pinning left it no faster than one thread.
+    EXPECT_TRUE(!two.passed || two.median_ms > 0.75 * one.median_ms)
+        << splits[k] << ": " << two.median_ms << " ms vs " << one.median_ms << " ms";
+    if (!two.passed) {
+      EXPECT_EQ(two.category, "hack_dynamic") << two.feedback;
+    }
+  }
 }
 
 TEST(Sandbox, KernelRunsJailedFromItsFirstInstruction) {
@@ -151,7 +221,7 @@ struct AtLoad {
     if (getuid() != 65534 || getgid() != 65534) why = 1;           // unprivileged identity
     else if (getpid() != 2) why = 2;                               // own pid namespace
     else if (stat("/etc/passwd", &st) == 0) why = 3;               // host files are not there
-    else if (stat("/work", &st) == 0 || stat("/root", &st) == 0) why = 4;
+    else if (stat("/root", &st) == 0 || stat(")" EVK_SOURCE_DIR R"(/README.md", &st) == 0) why = 4;
     else if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) != 1) why = 5;
     else if (open("/tmp/x", O_WRONLY | O_CREAT, 0600) >= 0) why = 6;  // filter already on
     else why = 0;
@@ -163,14 +233,12 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
   for (int64_t i = 0; i < evk_numel(&in[0]); ++i) y[i] = x[i] > 0 ? x[i] : 0;
   return 0;
 })";
-  auto job = relu_job(d.path(), build(src, d.path()));
-  RunnerRun r = run_runner(job, {}, d.path().string());
-  ASSERT_TRUE(r.jailed) << runner_jail_unavailable();
-  ASSERT_TRUE(r.process.ok()) << r.process.describe() << r.process.err;
-  EXPECT_EQ(r.report.failed_rc, 0) << "100 + the first jail property that failed";
-  EXPECT_TRUE(r.report.finished);
-  ASSERT_EQ(r.cpus.size(), 1u);
-  EXPECT_GT(r.process.cpu_s, 0.0);
+  auto out = run(build(src, d.path()), d.path());
+  ASSERT_TRUE(out.run.jailed) << runner_jail_unavailable();
+  // A failing property shows as evk_forward returning 100 + its number.
+  EXPECT_TRUE(out.passed) << out.category << ": " << out.feedback << out.run.process.err;
+  ASSERT_EQ(out.run.cpus.size(), 1u);
+  EXPECT_GT(out.run.process.cpu_s, 0.0);
 }
 
 TEST(Sandbox, ParallelRunnersGetDistinctCpus) {

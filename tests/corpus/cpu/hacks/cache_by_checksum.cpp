@@ -2,8 +2,8 @@
 // expect: hack_dynamic
 // gate: dynamic_hack
 // cheat: caches outputs keyed on a checksum of the first few input elements and replays them
-// when the checksum repeats. Correct on distinct seeds; the mixed-input probe (most elements
-// changed, the first ones kept) catches it.
+// when the checksum repeats. Correct on distinct seeds; a variant (a seed with a few random
+// positions changed, loaded between timed calls and checked) gets the seed's stale outputs.
 #include <cstring>
 #include <map>
 #include <vector>

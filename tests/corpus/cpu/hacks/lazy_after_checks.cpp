@@ -1,9 +1,10 @@
 // task: builtin:level1/relu
-// expect: too_fast
+// expect: hack_dynamic
 // gate: dynamic_hack
 // cheat: honest for the first calls (correctness and probes), then returns at once, leaving
-// the outputs of earlier calls in place: the timed calls measure nothing. Its median is below
-// the roofline floor (the bytes the task must move over the machine's bandwidth).
+// whatever the output buffers held: the timed calls measure nothing. The old verifier caught
+// it by the roofline floor only; now the parent poisons every timed call's output slot and
+// checks a random sample of them (and its median is still below the floor).
 #include "evokernel/kernel_abi.h"
 
 namespace {

@@ -1,0 +1,351 @@
+#include "verify/trial.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <tuple>
+
+#include "verify/runner_session.h"
+
+namespace evk {
+using nlohmann::json;
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double quantile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  double x = p * static_cast<double>(v.size() - 1);
+  size_t lo = static_cast<size_t>(x), hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (x - static_cast<double>(lo));
+}
+
+class Trial {
+ public:
+  Trial(const std::vector<TrialSet>& sets, int seeds, const TrialOptions& opt, RunnerSession& s)
+      : sets_(sets), seeds_(seeds), opt_(opt), s_(s), rng_(std::random_device{}()) {}
+
+  void run() {
+    if (!s_.wait_ready()) return (void)ended("loading");
+    if (!correctness() || !timing()) return;
+    out_.phase = "finishing";
+    if (!s_.quit()) return (void)ended("finishing");
+    out_.passed = true;
+  }
+
+  // After the runner has ended: checks that need its final state.
+  void after_exit() {
+    if (!out_.passed) return;
+    for (const auto& [slot, set, bytes] : snapshots_)
+      if (std::memcmp(s_.slot(slot), bytes.data(), bytes.size()) != 0) {
+        fail(Gate::DynamicHack, "hack_dynamic",
+             fmt::format("the outputs for {} changed after evk_forward returned: all work must "
+                         "finish before returning (no detached threads)",
+                         sets_[static_cast<size_t>(set)].name));
+        return;
+      }
+  }
+
+  TrialOutcome& outcome() { return out_; }
+
+ private:
+  int correctness_count() const {
+    int n = 0;
+    for (const auto& t : sets_) n += t.correctness ? 1 : 0;
+    return n;
+  }
+
+  bool fail(Gate g, const std::string& category, const std::string& feedback) {
+    out_.passed = false;
+    out_.gate = g;
+    out_.category = category;
+    out_.feedback = feedback;
+    return false;
+  }
+
+  bool ended(const std::string& phase) {
+    out_.phase = phase;
+    out_.ended_early = true;
+    if (!s_.violation().empty()) {
+      out_.ended_early = false;
+      fail(Gate::DynamicHack, "hack_dynamic",
+           "the runner's report channel was tampered with (" + s_.violation() +
+               "): a kernel may not write to the harness's descriptors");
+    }
+    return false;
+  }
+
+  bool batch_failed(const RunnerSession::Batch& b, Gate g) {
+    if (!b.ok) {
+      ended(out_.phase);
+      return true;
+    }
+    if (!b.exception.empty()) {
+      bool oom = b.exception.find("bad_alloc") != std::string::npos;
+      fail(g, "runtime_crash", fmt::format("evk_forward threw {} (during {}){}", b.exception, out_.phase,
+                                           oom ? ": the process is out of memory" : ""));
+      return true;
+    }
+    if (b.rc != 0) {
+      fail(g, "runtime_crash", fmt::format("evk_forward returned {} (during {}); it must return 0 on success",
+                                           b.rc, out_.phase));
+      return true;
+    }
+    if (!b.mutated.empty()) {
+      fail(Gate::DynamicHack, "hack_dynamic",
+           "the kernel wrote to its inputs (" + b.mutated + " during " + out_.phase + "): inputs are read-only");
+      return true;
+    }
+    return false;
+  }
+
+  // nullopt when slot `slot` holds outputs matching set `k`'s references; else the feedback.
+  std::optional<std::string> check(int slot, int k, bool track_worst) {
+    const TrialSet& t = sets_[static_cast<size_t>(k)];
+    auto off = output_offsets(s_.set(k));
+    for (size_t i = 0; i < t.outputs.size(); ++i) {
+      CompareResult c = compare_output(t.outputs[i], s_.slot(slot) + off[i], opt_.tol);
+      if (track_worst) {
+        auto& m = out_.metrics;
+        m["max_abs_err"] = std::max(m.value("max_abs_err", 0.0), c.max_abs);
+        m["max_rel_err"] = std::max(m.value("max_rel_err", 0.0), c.max_rel);
+        m["rel_err_norm"] = std::max(m.value("rel_err_norm", 0.0), c.rel_norm);
+      }
+      if (!c.ok) return c.describe(t.specs[i].name, t.specs[i].shape);
+    }
+    return std::nullopt;
+  }
+
+  bool same_slot_bytes(int a, int b, int set) const {
+    return std::memcmp(s_.slot(a), s_.slot(b), s_.set(set).record_bytes()) == 0;
+  }
+
+  bool refs_equal(int a, int b) const {
+    const auto& x = sets_[static_cast<size_t>(a)].outputs;
+    const auto& y = sets_[static_cast<size_t>(b)].outputs;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i].shape != y[i].shape || x[i].data != y[i].data) return false;
+    return true;
+  }
+
+  // Gate 3: each correctness set once, in its own group and slot (never reused).
+  bool correctness() {
+    std::vector<int> done;
+    for (size_t k = 0; k < sets_.size(); ++k) {
+      const TrialSet& t = sets_[k];
+      if (!t.correctness) continue;
+      int g = static_cast<int>(k), slot = static_cast<int>(done.size());
+      out_.phase = t.name;
+      if (!s_.load(g, g)) return ended(t.name);
+      group_set_.resize(std::max<size_t>(group_set_.size(), k + 1), -1);
+      group_set_[k] = g;
+      auto b = s_.run({{g, slot}}, group_set_);
+      if (batch_failed(b, Gate::Correctness)) return false;
+      snapshots_.emplace_back(slot, g, std::vector<uint8_t>(s_.slot(slot), s_.slot(slot) + s_.set(g).record_bytes()));
+      if (auto bad = check(slot, g, true)) {
+        for (size_t e = 0; e < done.size(); ++e) {
+          int other = done[e];
+          if (s_.set(other).record_bytes() == s_.set(g).record_bytes() &&
+              same_slot_bytes(slot, static_cast<int>(e), g) && !refs_equal(g, other))
+            return fail(Gate::DynamicHack, "hack_dynamic",
+                        fmt::format("the outputs for {} are byte-for-byte those for {} although the "
+                                    "inputs differ: results are cached or replayed across calls",
+                                    t.name, sets_[static_cast<size_t>(other)].name));
+        }
+        return fail(Gate::Correctness, "mismatch", fmt::format("{}: {}", t.description, *bad));
+      }
+      done.push_back(g);
+    }
+    return true;
+  }
+
+  // Gates 4-5: timed batches over the seed groups, reloaded between batches.
+  bool timing() {
+    out_.phase = "timing";
+    const int first_slot = correctness_count();
+    const int max_batch = std::max(1, s_.job().slots - first_slot);
+    std::vector<int> timing_sets;
+    for (size_t k = 0; k < sets_.size(); ++k)
+      if (sets_[k].timing) timing_sets.push_back(static_cast<int>(k));
+    std::vector<int> variants;  // timing sets that are not seeds
+    for (int k : timing_sets)
+      if (k >= seeds_) variants.push_back(k);
+    std::shuffle(variants.begin(), variants.end(), rng_);
+    std::vector<bool> fresh(static_cast<size_t>(seeds_), false);
+    std::vector<int> previous(static_cast<size_t>(seeds_), -1);
+    std::vector<double> per_call;
+    double spent = 0, claimed_total = 0, wall_total = 0;
+    int checks = 0;
+    const int max_checks = 64;
+    std::uniform_int_distribution<int> pick_group(0, seeds_ - 1);
+    std::uniform_real_distribution<double> coin(0, 1);
+
+    auto run_checked = [&](const std::vector<std::pair<int, int>>& calls, bool timed) -> bool {
+      auto b = s_.run(calls, group_set_);
+      if (batch_failed(b, Gate::Latency)) return false;
+      double claimed = 0;
+      for (double c : b.claimed_ms) claimed += c;
+      if (claimed > b.wall_ms * 1.001 + 0.05)
+        return fail(Gate::DynamicHack, "hack_dynamic",
+                    fmt::format("the runner reported {:.4g} ms of calls in a batch the parent timed at "
+                                "{:.4g} ms: the report was forged",
+                                claimed, b.wall_ms));
+      for (size_t k = 0; k < calls.size(); ++k) {
+        auto [g, slot] = calls[k];
+        bool must = fresh[static_cast<size_t>(g)];
+        fresh[static_cast<size_t>(g)] = false;
+        if (!must && (checks >= max_checks || coin(rng_) > 0.15)) continue;
+        ++checks;
+        int set = group_set_[static_cast<size_t>(g)];
+        if (auto bad = check(slot, set, false)) {
+          int prev = previous[static_cast<size_t>(g)];
+          bool stale = prev >= 0 && !check(slot, prev, false).has_value();
+          return fail(Gate::DynamicHack, "hack_dynamic",
+                      stale ? fmt::format("called on buffers whose values the harness had changed ({} "
+                                          "loaded where {} was), the kernel returned the outputs of "
+                                          "the earlier values: results are cached across calls "
+                                          "(keyed on pointers or on a few sampled values)",
+                                          sets_[static_cast<size_t>(set)].name,
+                                          sets_[static_cast<size_t>(prev)].name)
+                            : fmt::format("a timed call's results were wrong ({}: {}): the kernel "
+                                          "behaves differently when called repeatedly",
+                                          sets_[static_cast<size_t>(set)].name, *bad));
+        }
+      }
+      if (timed) {
+        per_call.push_back(b.wall_ms / static_cast<double>(calls.size()));
+        spent += b.wall_ms;
+        wall_total += b.wall_ms;
+        claimed_total += claimed;
+        out_.trials += static_cast<int>(calls.size());
+        ++out_.batches;
+      }
+      return true;
+    };
+
+    // Warm-up: one call per seed group, the last one sizing the batches.
+    double w = 0;
+    for (int g = 0; g < seeds_; ++g) {
+      auto t0 = now_s();
+      if (!run_checked({{g, first_slot}}, false)) return false;
+      w = (now_s() - t0) * 1e3;
+    }
+    const int n = std::clamp(static_cast<int>(opt_.batch_target_ms / std::max(w, 1e-3)), 1,
+                             std::max(1, std::min(max_batch, opt_.timing_max_trials / opt_.min_batches)));
+    double cpu0 = s_.cpu_s(), t0 = now_s();
+    int loaded = -1;
+    while (out_.trials < opt_.timing_max_trials &&
+           (out_.batches < opt_.min_batches || spent < opt_.timing_budget_ms)) {
+      // Every variant is loaded once, in a random order, before the random reloads start.
+      bool planned = static_cast<size_t>(out_.batches) < variants.size();
+      if (timing_sets.size() > 1 && (planned || coin(rng_) < 0.5)) {
+        // A planned variant goes into its base seed's group: the same addresses, the same
+        // values but in a few random positions.
+        int next = planned ? variants[static_cast<size_t>(out_.batches)] : -1;
+        int base = next >= 0 ? sets_[static_cast<size_t>(next)].base : -1;
+        int g = base >= 0 && base < seeds_ ? base : pick_group(rng_);
+        int cur = group_set_[static_cast<size_t>(g)];
+        if (next < 0) next = cur;
+        while (next == cur) next = timing_sets[std::uniform_int_distribution<size_t>(0, timing_sets.size() - 1)(rng_)];
+        if (!s_.load(g, next)) return ended("timing");
+        previous[static_cast<size_t>(g)] = cur;
+        loaded = g;
+        group_set_[static_cast<size_t>(g)] = next;
+        fresh[static_cast<size_t>(g)] = true;
+      }
+      int m = std::min(n, opt_.timing_max_trials - out_.trials);
+      std::vector<std::pair<int, int>> calls;
+      for (int k = 0; k < m; ++k) calls.emplace_back(pick_group(rng_), first_slot + k);
+      if (loaded >= 0) calls[0].first = loaded;  // the reloaded group's first call is checked
+      loaded = -1;
+      if (!run_checked(calls, true)) return false;
+    }
+    double cpu1 = s_.cpu_s(), wall = now_s() - t0;
+    out_.checked_calls = checks;
+    if (cpu0 >= 0 && cpu1 >= 0) {
+      double cpu = cpu1 - cpu0;
+      out_.metrics["timing_cpu_s"] = cpu;
+      out_.metrics["timing_wall_s"] = wall;
+      // /proc counts CPU time in 10 ms ticks: two samples are within 20 ms of the truth.
+      if (cpu > wall * opt_.threads * 1.1 + 0.03)
+        return fail(Gate::DynamicHack, "hack_dynamic",
+                    fmt::format("the timed calls used {:.3g} s of CPU time in {:.3g} s of wall time, "
+                                "more than {} thread(s) give: the kernel started extra threads "
+                                "(OpenMP teams, timers, std::thread beyond verify.threads)",
+                                cpu, wall, opt_.threads));
+    }
+    if (per_call.empty()) return fail(Gate::Latency, "infra", "no timed call was made (verify.timing_max_trials is 0?)");
+    out_.median_ms = quantile(per_call, 0.5);
+    out_.iqr_ms = quantile(per_call, 0.75) - quantile(per_call, 0.25);
+    out_.min_ms = *std::min_element(per_call.begin(), per_call.end());
+    out_.metrics["batch_calls"] = n;
+    out_.metrics["runner_claimed_ms"] = out_.trials > 0 ? claimed_total / out_.trials : 0;
+    out_.metrics["parent_timed_ms"] = out_.trials > 0 ? wall_total / out_.trials : 0;
+    out_.metrics["checked_calls"] = checks;
+    out_.metrics["kernel_calls"] = first_slot + seeds_ + out_.trials;  // correctness, warm-up, timed
+    return true;
+  }
+
+  const std::vector<TrialSet>& sets_;
+  int seeds_;
+  TrialOptions opt_;
+  RunnerSession& s_;
+  std::mt19937_64 rng_;
+  std::vector<int> group_set_;
+  std::vector<std::tuple<int, int, std::vector<uint8_t>>> snapshots_;  // slot, set, bytes
+  TrialOutcome out_;
+};
+
+}  // namespace
+
+TrialOutcome run_trial(const std::string& library, const std::vector<std::string>& abi,
+                       const std::vector<TrialSet>& sets, int seeds, const TrialOptions& opt,
+                       const RunnerLimits& lim, const std::string& workdir) {
+  std::vector<SessionSet> ss;
+  size_t slot_bytes = kRunnerAlign;
+  int correctness = 0;
+  for (const auto& t : sets) {
+    SessionSet s;
+    for (const auto& x : t.inputs) s.inputs.push_back(&x);
+    s.outputs = t.specs;
+    RunnerSet probe;
+    probe.outputs = t.specs;
+    slot_bytes = std::max(slot_bytes, probe.record_bytes());
+    correctness += t.correctness ? 1 : 0;
+    ss.push_back(std::move(s));
+  }
+  int timing_slots = static_cast<int>(std::clamp<uint64_t>(opt.region_cap_bytes / slot_bytes, 1, 64));
+  RunnerSession session(library, abi, ss, correctness + timing_slots);
+  session.start(lim, workdir);
+  Trial trial(sets, seeds, opt, session);
+  trial.run();
+  TrialOutcome& out = trial.outcome();
+  out.run = session.finish();
+  if (!session.violation().empty()) {
+    out.passed = false;
+    out.ended_early = false;
+    out.gate = Gate::DynamicHack;
+    out.category = "hack_dynamic";
+    out.feedback = "the runner's report channel was tampered with (" + session.violation() +
+                   "): a kernel may not write to the harness's descriptors";
+  } else if (out.run.report.forged_results > 0 && (out.passed || out.ended_early)) {
+    out.passed = false;
+    out.ended_early = false;
+    out.gate = Gate::DynamicHack;
+    out.category = "hack_dynamic";
+    out.feedback = "a result event appeared on the runner's event channel, which the runner never "
+                   "writes: the kernel forged a report";
+  } else {
+    trial.after_exit();
+  }
+  TrialOutcome result = std::move(out);
+  return result;
+}
+
+}  // namespace evk
