@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/jail.h"
 #include "core/paths.h"
 #include "core/process.h"
@@ -114,6 +115,7 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
     fs::path exe = fs::canonical(runner_path());
     JailSpec spec;
     spec.binds = {{exe.string(), false}, {dir.path().string(), true}};
+    write_file_atomic(job.outputs_path, "");  // made now, so it belongs to the jail below
     if (::geteuid() == 0) {  // the jail's identity must reach the folder (as runner_client does)
       ::lchown(dir.path().c_str(), jail_outer_uid(), jail_outer_gid());
       for (const auto& e : fs::recursive_directory_iterator(dir.path()))
