@@ -61,7 +61,10 @@ void jail_checks(std::vector<Check>& checks) {
   auto line_of = [&](const std::string& key) {
     auto at = text.find(key);
     if (at == std::string::npos) return std::string();
-    return text.substr(at, text.find('\n', at) - at);
+    std::string line = text.substr(at, text.find('\n', at) - at), out;
+    for (char c : line)  // the runner pads its columns
+      if (c != ' ' || out.empty() || out.back() != ' ') out += c;
+    return out;
   };
   checks.push_back({sb.ok(), "seccomp allowlist",
                     sb.ok() ? "default deny, checked by evk-runner --check-sandbox"

@@ -29,8 +29,8 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
   app.add_flag_callback(
       "--unsafe-no-jail", [] { set_unsafe_no_jail(true); },
       "run candidate kernels even where this machine cannot jail them (no user namespaces: "
-      "see `evokernel doctor`); the seccomp filter still applies and verdicts say "
-      "`unjailed`. Only on a machine you can afford to lose");
+      "see `evokernel doctor`); the seccomp filter still applies and verdicts carry "
+      "\"jailed\": false. Only on a machine you can afford to lose");
 }
 
 }  // namespace evk::cli

@@ -221,7 +221,8 @@ struct AtLoad {
     if (getuid() != 65534 || getgid() != 65534) why = 1;           // unprivileged identity
     else if (getpid() != 2) why = 2;                               // own pid namespace
     else if (stat("/etc/passwd", &st) == 0) why = 3;               // host files are not there
-    else if (stat("/root", &st) == 0 || stat(")" EVK_SOURCE_DIR R"(/README.md", &st) == 0) why = 4;
+    else if (stat("/var", &st) == 0 || stat("/root", &st) == 0 ||
+             stat(")" EVK_SOURCE_DIR R"(/README.md", &st) == 0) why = 4;
     else if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) != 1) why = 5;
     else if (open("/tmp/x", O_WRONLY | O_CREAT, 0600) >= 0) why = 6;  // filter already on
     else why = 0;
