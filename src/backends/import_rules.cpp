@@ -44,7 +44,9 @@ const std::set<std::string, std::less<>> kNames = {
     // the C++ runtime
     "__gxx_personality_v0", "_Unwind_Resume", "__cxa_finalize", "__gmon_start__",
     "_ITM_deregisterTMCloneTable", "_ITM_registerTMCloneTable", "__libc_single_threaded",
-    "__pthread_key_create", "_ZSt9terminatev", "_ZSt11_Hash_bytesPKvmm",
+    "__pthread_key_create", "pthread_mutex_lock", "pthread_mutex_unlock",
+    "pthread_mutex_trylock", "pthread_once",  // std::mutex, std::call_once: no new threads
+    "_ZSt9terminatev", "_ZSt11_Hash_bytesPKvmm",
     "_ZSt15_Fnv_hash_bytesPKvmm", "_ZSt4cout", "_ZSt4cerr", "_ZSt4clog",
 };
 

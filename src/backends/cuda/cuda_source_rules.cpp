@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <functional>
+#include <regex>
 #include <set>
 #include <string_view>
 #include <vector>
@@ -272,6 +273,17 @@ std::optional<std::string> check_pass(const PreprocessedSource& pp) {
     }
   std::string code;
   for (const auto& r : pp.rows) code += r + "\n";
+  // cudaStreamPerThread and cudaStreamLegacy are macros, ((cudaStream_t)0x2) and 0x1, by the
+  // time the preprocessor is done: a stream handle made from a non-zero number is one of them.
+  static const std::regex kStreamHandle(
+      R"(\(\s*cudaStream_t\s*\)\s*\(?\s*(0[xX]0*[1-9a-fA-F]|[1-9]))");
+  std::smatch m;
+  if (std::regex_search(code, m, kStreamHandle)) {
+    size_t row = static_cast<size_t>(line_of(code, static_cast<size_t>(m.position(0))) - 1);
+    return fmt::format("line {}: `cudaStreamPerThread` (or a stream handle made from a number) "
+                       "is not allowed in a kernel: {}",
+                       row < pp.row_line.size() ? pp.row_line[row] : 0, kStreams);
+  }
   code = blank_preprocessed_literals(code);
   LineOf line = [&](size_t pos) {
     size_t row = static_cast<size_t>(line_of(code, pos) - 1);

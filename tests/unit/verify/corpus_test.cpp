@@ -101,7 +101,7 @@ TEST_P(CorpusCase, GetsItsExpectedVerdict) {
   if (c.kind == "solutions" || c.kind == "honest") {
     EXPECT_GT(v.latency_ms, 0) << c.file;
     EXPECT_GT(v.timed_calls, 0) << c.file;
-  } else {
+  } else if (expect != "feasible") {
     EXPECT_FALSE(v.feasible) << c.file;
   }
   if (hostile)

@@ -13,6 +13,7 @@ inline float dup(float v) { return v * v; }
 
 extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32_t) {
   const float* x = static_cast<const float*>(in[0].data);
+  const float* w = static_cast<const float*>(in[1].data);
   float* y = static_cast<float*>(out[0].data);
   const int64_t d = in[0].shape[in[0].ndim - 1];
   const int64_t rows = evk_numel(&in[0]) / d;
@@ -21,8 +22,8 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
   for (int64_t r = 0; r < rows; ++r) {
     double s = 0;
     for (int64_t i = 0; i < d; ++i) s += dup(x[r * d + i]);
-    const float inv = static_cast<float>(1.0 / std::sqrt(s / d + 1e-5));
-    for (int64_t i = 0; i < d; ++i) y[r * d + i] = x[r * d + i] * inv;
+    const float inv = static_cast<float>(1.0 / std::sqrt(s / d + 1e-6));
+    for (int64_t i = 0; i < d; ++i) y[r * d + i] = x[r * d + i] * inv * w[i];
   }
   return 0;
 }

@@ -11,14 +11,17 @@
 extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32_t) {
   const float* a = static_cast<const float*>(in[0].data);
   const float* b = static_cast<const float*>(in[1].data);
-  const int64_t n = evk_numel(&in[0]);
+  float* y = static_cast<float*>(out[0].data);
+  const int64_t rows = in[0].shape[0], d = in[0].shape[1];
   std::function<double(int64_t)> sq = [&](int64_t i) {
-    const double d = static_cast<double>(a[i]) - b[i];
-    return d * d;
+    const double e = static_cast<double>(a[i]) - b[i];
+    return e * e;
   };
-  std::array<double, 8> part{};
-  for (int64_t i = 0; i < n; ++i) part[i % 8] += sq(i);
-  const double kill = std::accumulate(part.begin(), part.end(), 0.0);
-  static_cast<float*>(out[0].data)[0] = static_cast<float>(kill / n);
+  for (int64_t r = 0; r < rows; ++r) {
+    std::array<double, 8> part{};
+    for (int64_t i = 0; i < d; ++i) part[i % 8] += sq(r * d + i);
+    const double kill = std::accumulate(part.begin(), part.end(), 0.0);
+    y[r] = static_cast<float>(kill / d);
+  }
   return 0;
 }
