@@ -3,12 +3,15 @@
 
 Run with /usr/bin/python3 (Debian's python3-torch). Two commands:
 
-  describe [--max-elements N] TASK.py ...
+  describe [--max-elements N] [--max-gflop G] TASK.py ...
       One JSON object per line per task: id, constants, fitted constants, input tensors,
-      input element count, or the reason the task is broken. Tensors are not allocated:
-      get_inputs runs against meta tensors.
+      input element count, elements and FLOPs before and after fitting, or the reason the
+      task is broken. Tensors are not allocated: the model is built and run forward on the
+      meta device. Fitting halves size constants until inputs, parameters and buffers hold at
+      most N elements and one forward does at most G GFLOP (0: no bound).
 
-  ref --seed S --out DIR [--max-elements N] [--threads T] [--timing-runs R] TASK.py
+  ref --seed S --out DIR [--max-elements N] [--max-gflop G] [--threads T] [--timing-runs R]
+      TASK.py
       Builds the model (torch.manual_seed(S) before construction), draws inputs, runs forward
       in float64 and float32, writes DIR/ref.safetensors (in.N, param.<name>, out.N: the float32
       reference computed from the float64 run) and DIR/meta.json (ABI order, shapes, dtypes,
@@ -21,6 +24,11 @@ Run with /usr/bin/python3 (Debian's python3-torch). Two commands:
       size constants that are input extents changed to smaller odd values), DIR/variant<k>
       (seed k%S with a few random positions, drawn from the OS's randomness, holding another
       seed's values). DIR/sets.json lists what was written and why a kind was skipped.
+  lint [--max-elements N] [--max-gflop G] TASK.py
+      The fairness lint at the fitted size (one JSON line): findings where all zeros, a
+      constant, a copy of an input, another seed's output or other values of one input pass
+      the verifier's criterion or nearly, where float32 misses the float64 reference, or
+      where the same forward gives different outputs.
 
 Exit status: 0 on success, 3 when the task itself is broken (the message says why), 2 on usage.
 """
@@ -40,6 +48,7 @@ import traceback
 import types
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 DTYPES = {
     torch.float32: "F32", torch.float64: "F64", torch.int32: "I32", torch.int64: "I64",
@@ -49,6 +58,10 @@ DTYPES = {
 
 class TaskError(Exception):
     """The task file is broken; the message is for the user."""
+
+
+class TaskTimeout(TaskError):
+    """A step of the task ran past its time limit (its JSON line says "timeout": true)."""
 
 
 class _Timeout(BaseException):
@@ -64,7 +77,9 @@ def time_limit(seconds, what):
     try:
         yield
     except _Timeout:
-        raise TaskError(f"{what} did not finish within {seconds} s (an infinite loop?)")
+        raise TaskTimeout(f"{what} did not finish within {seconds} s (an infinite loop, or "
+                          "too large: lower --max-gflop / --max-elements or raise "
+                          "oracle.timeout_s)")
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
@@ -100,7 +115,8 @@ def load_module(path, timeout):
 
 
 def size_constants(mod):
-    """Module-level integer constants read by get_inputs / get_init_inputs."""
+    """Module-level integer constants read by get_inputs / get_init_inputs; the elements of a
+    tuple or list of integers (input_shape = (16, 3, 224, 224)) count as NAME[i]."""
     names = set()
     for fn in (mod.get_inputs, mod.get_init_inputs):
         code = getattr(fn, "__code__", None)
@@ -111,7 +127,23 @@ def size_constants(mod):
         v = mod.__dict__.get(n)
         if isinstance(v, int) and not isinstance(v, bool):
             out[n] = v
+        elif (isinstance(v, (tuple, list)) and v
+              and all(isinstance(e, int) and not isinstance(e, bool) for e in v)):
+            for i, e in enumerate(v):
+                out[f"{n}[{i}]"] = e
     return out
+
+
+def set_constant(mod, key, value):
+    """Sets a size constant as size_constants names it (NAME or NAME[i])."""
+    m = re.fullmatch(r"(\w+)\[(\d+)\]", key)
+    if m:
+        old = mod.__dict__[m.group(1)]
+        t = list(old)
+        t[int(m.group(2))] = value
+        mod.__dict__[m.group(1)] = type(old)(t)
+    else:
+        mod.__dict__[key] = value
 
 
 class _MetaTorch:
@@ -161,41 +193,253 @@ def count_input_elements(mod):
     return total
 
 
-def fit(mod, max_elements):
-    """Halves the largest size constant until the inputs fit. Returns {name: [from, to]}."""
+# --- Fitting: what the machine must hold (elements) and do (FLOPs) -------------------------
+# A task is measured without allocating it: the model is built and run forward on the meta
+# device (shapes only), while a torch-function mode counts the FLOPs of each call. Calls run
+# whole (an LSTM is one call), so the count costs little even where aten decomposes a call
+# into thousands of kernels.
+
+_META_FACTORIES = {
+    torch.empty, torch.zeros, torch.ones, torch.randn, torch.rand, torch.full, torch.arange,
+    torch.randint, torch.randperm, torch.eye, torch.empty_strided, torch.normal,
+    torch.zeros_like, torch.ones_like, torch.randn_like, torch.rand_like, torch.empty_like,
+    torch.full_like, torch.randint_like,
+}
+_PRODUCTS = {"matmul", "mm", "bmm", "__matmul__", "__rmatmul__", "addmm", "baddbmm", "addbmm",
+             "linear", "addmv", "mv", "dot", "inner"}
+_RNNS = {"lstm", "gru", "rnn_tanh", "rnn_relu"}
+
+
+class _MetaUnsupported(Exception):
+    """An operator has no meta kernel (or reads data): measure with real tensors instead."""
+
+
+def _numel(x):
+    if isinstance(x, torch.Tensor):
+        return x.numel()
+    if isinstance(x, (tuple, list)):
+        return sum(_numel(v) for v in x)
+    return 0
+
+
+def _pool_out(n, k, s, p, d, ceil):
+    span = n + 2 * p - d * (k - 1) - 1
+    out = (-(-span // s) if ceil else span // s) + 1
+    if ceil and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def _meta_max_pool(args, kwargs, dims):
+    """Shape of max_poolNd on a meta input (torch 1.13 has no meta kernel for 3-d pooling)."""
+    names = ["input", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices"]
+    a = dict(zip(names, args))
+    a.update(kwargs)
+    x = a["input"]
+
+    def tup(v, default):
+        v = default if v is None or (isinstance(v, (list, tuple)) and not v) else v
+        return list(v) if isinstance(v, (list, tuple)) else [v] * dims
+    k = tup(a["kernel_size"], None)
+    s = tup(a.get("stride"), k)
+    p = tup(a.get("padding", 0), 0)
+    d = tup(a.get("dilation", 1), 1)
+    ceil = bool(a.get("ceil_mode", False))
+    spatial = [_pool_out(n, *z, ceil) for n, *z in zip(x.shape[-dims:], k, s, p, d)]
+    y = torch.empty(list(x.shape[:-dims]) + spatial, device="meta", dtype=x.dtype)
+    if a.get("return_indices", False):
+        return y, torch.empty(y.shape, device="meta", dtype=torch.int64)
+    return y
+
+
+def _einsum_flops(args):
+    eq = args[0].replace(" ", "")
+    ops = args[1:] if not (len(args) == 2 and isinstance(args[1], (list, tuple))) else args[1]
+    sizes = {}
+    for term, t in zip(eq.split("->")[0].split(","), ops):
+        for c, n in zip(term.replace("...", ""), t.shape[-len(term.replace("...", "")):]):
+            sizes[c] = n
+    return 2 * math.prod(sizes.values())
+
+
+def _call_flops(name, args, kwargs, out):
+    """FLOPs of one torch call: 2*MACs for products, convolutions and recurrent layers, one per
+    output element else."""
+    try:
+        if name in _PRODUCTS:
+            a = args[1] if name in ("addmm", "baddbmm", "addbmm", "addmv") else args[0]
+            if name == "__rmatmul__":
+                a = args[1]
+            return 2 * _numel(out) * (a.shape[-1] if a.dim() else 1)
+        if name == "einsum":
+            return _einsum_flops(args)
+        if name.startswith("conv_transpose"):
+            return 2 * args[0].numel() * args[1][0].numel()
+        if name in ("conv1d", "conv2d", "conv3d", "convolution"):
+            return 2 * _numel(out) * args[1][0].numel()
+        if name in _RNNS:
+            x = args[0]
+            steps = x.shape[0] * x.shape[1] if x.dim() == 3 else x.shape[0]
+            weights = args[2] if isinstance(args[2], (list, tuple)) else args[3]
+            return 2 * steps * sum(w.numel() for w in weights if w.dim() == 2)
+    except (AttributeError, IndexError, TypeError):
+        pass
+    return _numel(out)
+
+
+class _Probe(TorchFunctionMode):
+    """Inside: factories make meta tensors (meta=True), and calls add their FLOPs while
+    `counting` is set."""
+
+    def __init__(self, meta):
+        super().__init__()
+        self.meta, self.counting, self.flops, self.largest = meta, False, 0, 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        name = getattr(func, "__name__", "")
+        if self.meta and func in _META_FACTORIES:
+            kwargs["device"] = "meta"
+            kwargs.pop("generator", None)
+        meta_in = self.meta and any(isinstance(a, torch.Tensor) and a.is_meta for a in args[:1])
+        try:
+            if meta_in and name in ("max_pool3d", "max_pool3d_with_indices"):
+                out = _meta_max_pool(args, kwargs, 3)
+            else:
+                out = func(*args, **kwargs)
+        except NotImplementedError as e:
+            raise _MetaUnsupported(str(e).splitlines()[0]) if self.meta else e
+        except RuntimeError as e:
+            if self.meta and "meta" in str(e).lower():
+                raise _MetaUnsupported(str(e).splitlines()[0])
+            raise
+        if self.counting and isinstance(out, (torch.Tensor, tuple, list)):
+            self.flops += int(_call_flops(name, args, kwargs, out))
+            self.largest = max(self.largest, _numel(out))
+        return out
+
+
+def measure(mod, meta=True):
+    """(elements, flops) of the task as its constants stand: input elements (a number counts
+    one) plus parameters and buffers, or the largest tensor one call of the forward makes
+    where that is more (a broadcast product), and the FLOPs of one forward. Raises ValueError
+    when the forward's outputs are empty (a size shrunk below a kernel's extent)."""
+    probe = _Probe(meta)
+    with probe, torch.no_grad():
+        torch.manual_seed(0)
+        model = mod.Model(*mod.get_init_inputs())
+        inputs = mod.get_inputs()
+        n = sum(x.numel() if isinstance(x, torch.Tensor) else 1 for x in inputs)
+        n += sum(p.numel() for p in model.parameters()) + sum(b.numel() for b in model.buffers())
+        probe.counting = True
+        y = model(*inputs)
+    if _numel(y) == 0 and isinstance(y, (torch.Tensor, tuple, list)):
+        raise ValueError("the outputs are empty")
+    return max(n, probe.largest), probe.flops
+
+
+def _over(n, f, max_elements, max_flops):
+    """How far over the bounds: the larger ratio of measure to bound (0 where there is none)."""
+    return max(n / max_elements if max_elements > 0 else 0.0,
+               f / max_flops if max_flops > 0 else 0.0)
+
+
+def _coarse(ratio):
+    """A ratio in steps of about 9%: a halving that gains less does not count as a step."""
+    return round(math.log2(ratio) * 8) if ratio > 0 else -10**9
+
+
+def _fit_candidates(consts):
+    """What one step may halve, in order: a batch size, then each constant from the largest;
+    then the constants of equal value together (a batch size that must match a shape's
+    extent)."""
+    singles = sorted((k for k, v in consts.items() if v > 1),
+                     key=lambda k: ("batch" not in k.lower(), -consts[k], k))
+    for k in singles:
+        yield (k,)
+    groups = {}
+    for k in singles:
+        groups.setdefault(consts[k], []).append(k)
+    for v in sorted(groups, reverse=True):
+        if len(groups[v]) > 1:
+            yield tuple(groups[v])
+
+
+def fit(mod, max_elements, max_gflop=0.0):
+    """Shrinks the task's size constants until its elements (inputs, parameters, buffers) and
+    the FLOPs of one forward are within the bounds. Each step halves the first candidate
+    (_fit_candidates) whose halving brings the task closer to the bounds and leaves it
+    building and running with non-empty outputs. Where no constant can shrink
+    further, the task is left as close to the bounds as it gets (facts says so): a reference
+    that cannot be made within its time limit is reported by the oracle run itself.
+    Returns ({name: [from, to]}, facts): facts holds the elements and FLOPs before and after,
+    and how they were measured."""
     consts = size_constants(mod)
     original = dict(consts)
-    n = count_input_elements(mod)
-    if max_elements <= 0 or n <= max_elements:
-        return {}, n
-    while n > max_elements:
-        candidates = [k for k, v in consts.items() if v > 1]
-        if not candidates:
-            raise TaskError(f"inputs hold {n} elements and no size constant can shrink further "
-                            f"to fit --max-elements {max_elements}: raise --max-elements")
-        k = max(candidates, key=lambda c: (consts[c], c))
-        consts[k] = max(1, consts[k] // 2)
-        mod.__dict__[k] = consts[k]
-        n = count_input_elements(mod)
-    return {k: [original[k], consts[k]] for k in consts if consts[k] != original[k]}, n
+    max_flops = max_gflop * 1e9
+    meta = True
+    try:
+        try:
+            n, f = measure(mod, True)
+        except _MetaUnsupported:
+            meta = False
+            n, f = measure(mod, False)
+    except _Timeout:
+        raise
+    except Exception as e:
+        raise TaskError(f"building the model and running forward raised {type(e).__name__}: {e}")
+    facts = {"elements": [n, n], "flops": [f, f], "measured_on": "meta" if meta else "cpu"}
+    over = _over(n, f, max_elements, max_flops)
+    while over > 1:
+        step = None
+        for keys in _fit_candidates(consts):
+            for k in keys:
+                set_constant(mod, k, consts[k] // 2)
+            try:
+                n2, f2 = measure(mod, meta)
+            except _Timeout:
+                raise
+            except Exception:
+                continue  # the task does not hold together at that size (a shape mismatch)
+            finally:
+                for k in keys:
+                    set_constant(mod, k, consts[k])
+            if _coarse(_over(n2, f2, max_elements, max_flops)) < _coarse(over):
+                step = (keys, n2, f2)
+                break
+            # else: e.g. a class count, whose halving saves next to nothing
+        if step is None:
+            facts["within_bounds"] = False
+            break
+        keys, n, f = step
+        for k in keys:
+            consts[k] //= 2
+            set_constant(mod, k, consts[k])
+        over = _over(n, f, max_elements, max_flops)
+    facts["elements"][1], facts["flops"][1] = n, f
+    facts.setdefault("within_bounds", True)
+    return {k: [original[k], consts[k]] for k in consts if consts[k] != original[k]}, facts
 
 
 def apply_fitting(mod, fitted):
     for k, (_, to) in fitted.items():
-        mod.__dict__[k] = to
+        set_constant(mod, k, to)
 
 
-def describe(path, max_elements, timeout):
+def describe(path, max_elements, timeout, max_gflop=0.0):
     tid = os.path.splitext(os.path.basename(path))[0]
     out = {"id": tid, "path": os.path.abspath(path), "level": task_level(path)}
     try:
         mod = load_module(path, timeout)
         out["doc"] = (mod.__doc__ or "").strip().splitlines()[0] if mod.__doc__ else ""
         out["constants"] = size_constants(mod)
-        with time_limit(timeout, "get_inputs"):
-            fitted, n = fit(mod, max_elements)
+        with time_limit(timeout, "fitting the task (building it and running forward on the "
+                                 "meta device)"):
+            fitted, facts = fit(mod, max_elements, max_gflop)
+            n = count_input_elements(mod)
         out["fitted"] = fitted
         out["input_elements"] = n
+        out["fit"] = facts
         out["ok"] = True
     except TaskError as e:
         out.update(ok=False, error=str(e))
@@ -309,7 +553,8 @@ def eager_latency(model, inputs, runs, threads):
     with torch.no_grad():
         for _ in range(3):
             model(*inputs)
-        deadline = time.perf_counter() + 30.0
+        # Enough runs for a median; a reference stays within a minute on two shared cores.
+        deadline = time.perf_counter() + 10.0
         for _ in range(runs):
             t0 = time.perf_counter()
             model(*inputs)
@@ -347,11 +592,13 @@ def write_safetensors(path, tensors, metadata):
     os.replace(tmp, path)
 
 
-def reference(path, seed, out_dir, max_elements, threads, timing_runs, timeout):
+def reference(path, seed, out_dir, max_elements, threads, timing_runs, timeout, max_gflop=0.0):
     torch.set_num_threads(threads)
+    started = time.perf_counter()
     mod = load_module(path, timeout)
-    with time_limit(timeout, "get_inputs"):
-        fitted, n_in = fit(mod, max_elements)
+    with time_limit(timeout, "fitting the task"):
+        fitted, facts = fit(mod, max_elements, max_gflop)
+        n_in = count_input_elements(mod)
     with time_limit(timeout, "building the model and running forward"):
         torch.manual_seed(seed)
         try:
@@ -406,13 +653,16 @@ def reference(path, seed, out_dir, max_elements, threads, timing_runs, timeout):
         "level": task_level(path),
         "seed": seed,
         "max_elements": max_elements,
+        "max_gflop": max_gflop,
         "fitted": fitted,
+        "fit": facts,
         "constants": size_constants(mod),
         "input_elements": n_in,
         "abi": abi,
         "outputs": outs,
         "fx_ops": ops,
-        "flops": sum(op.get("flops", 0) for op in ops),
+        # The fx count where the model traces, else the fitting's count of torch calls.
+        "flops": sum(op.get("flops", 0) for op in ops) or facts["flops"][1],
         "bytes": int(nbytes),
         "f32_vs_f64": {"max_abs": max_abs, "max_rel": max_rel},
         "torch_version": torch.__version__,
@@ -421,6 +671,7 @@ def reference(path, seed, out_dir, max_elements, threads, timing_runs, timeout):
     }
     with time_limit(max(timeout, 60), "timing the PyTorch baseline"):
         meta["eager"] = eager_latency(model, raw_inputs, timing_runs, threads)
+    meta["ref_s"] = time.perf_counter() - started
     os.makedirs(out_dir, exist_ok=True)
     write_safetensors(os.path.join(out_dir, "ref.safetensors"), tensors,
                       {"task": meta["task"], "seed": str(seed)})
@@ -673,12 +924,12 @@ def variant_set(mod, path, out_dir, k, seeds, rng):
         count, gain = count * 8, gain * 4
 
 
-def extra_sets(path, out_dir, seeds, variants, max_elements, threads, timeout):
+def extra_sets(path, out_dir, seeds, variants, max_elements, threads, timeout, max_gflop=0.0):
     import random
     torch.set_num_threads(threads)
     mod = load_module(path, timeout)
     with time_limit(timeout, "get_inputs"):
-        fit(mod, max_elements)
+        fit(mod, max_elements, max_gflop)  # the reference's own fitting: same shapes
     rng = random.SystemRandom()  # positions a kernel's author cannot predict
     gen = torch.Generator().manual_seed(rng.randrange(1 << 62))
     report = {"written": [], "skipped": {}}
@@ -702,6 +953,144 @@ def extra_sets(path, out_dir, seeds, variants, max_elements, threads, timeout):
     with open(os.path.join(out_dir, "sets.json"), "w") as f:
         json.dump(report, f, indent=1)
     return report
+# --- The fairness lint: tasks a kernel could pass without computing them ------------------
+# At the fitted size and with the run's seeding, a task is degenerate when a wrong answer
+# passes the verifier's criterion (or nearly: it must miss by a margin): all zeros, a copy of
+# an input, a constant, the output for other inputs or of another seed; when float32 itself
+# misses the float64 reference; or when the same forward gives different outputs twice.
+
+LINT_REL_NORM_BOUND = 1e-2   # the verifier's ||out - ref|| / ||ref|| bound
+LINT_DEFAULT_TOL = 1e-2      # its atol and rtol, unless the task sets ATOL / RTOL
+LINT_WRONG_FRACTION = 0.01   # a wrong answer must miss on at least 1% of the elements...
+LINT_WRONG_REL_NORM = 0.05   # ...or have a relative error norm of at least 5x the bound
+
+
+def lint_close(a, b, atol, rtol):
+    """The verifier's criterion: (passes, reason when it does not)."""
+    if tuple(a.shape) != tuple(b.shape):
+        return False, "shape"
+    if not b.is_floating_point():
+        return bool(torch.equal(a.to(b.dtype), b)), "values"
+    a = a.to(b.dtype)
+    if not bool(torch.isfinite(a).all()):
+        return False, "non-finite"
+    d = (a - b).abs_()
+    if not bool((d <= b.abs().mul_(rtol).add_(atol)).all()):
+        return False, "allclose"
+    if float(torch.linalg.vector_norm(d)) > LINT_REL_NORM_BOUND * float(torch.linalg.vector_norm(b)):
+        return False, "rel-norm"
+    return True, ""
+
+
+def lint_wrongness(a, b, atol, rtol):
+    """(clearly wrong, description) of answer a for reference b: at least LINT_WRONG_FRACTION
+    of the elements outside the allclose band, or a relative error norm of at least
+    LINT_WRONG_REL_NORM."""
+    if tuple(a.shape) != tuple(b.shape):
+        return True, "shape differs"
+    if not b.is_floating_point():
+        frac = float((a.to(b.dtype) != b).double().mean()) if b.numel() else 0.0
+        return frac >= LINT_WRONG_FRACTION, f"{frac:.2%} of elements differ"
+    a = a.to(b.dtype)
+    d = (a - b).abs_()
+    frac = float((d > b.abs().mul_(rtol).add_(atol)).double().mean()) if b.numel() else 0.0
+    nb = float(torch.linalg.vector_norm(b))
+    nd = float(torch.linalg.vector_norm(d))
+    rel = nd / nb if nb > 0 else (0.0 if nd == 0 else math.inf)
+    return (frac >= LINT_WRONG_FRACTION or rel >= LINT_WRONG_REL_NORM,
+            f"{frac:.2%} of elements outside tolerance, rel-norm error {rel:.3g}")
+
+
+def _lint_draw(mod, seed, input_seed):
+    """The model and inputs as the oracle seeds them."""
+    torch.manual_seed(seed)
+    model = mod.Model(*mod.get_init_inputs()).eval()
+    torch.manual_seed(input_seed + 1_000_003)
+    return model, list(mod.get_inputs())
+
+
+def _lint_forward(model, inputs):
+    with torch.no_grad():
+        return [t.detach().clone() for t in outputs_of(model(*inputs))]
+
+
+def lint(path, max_elements, max_gflop, timeout):
+    """{"id", "ok", "findings": [{"check", "detail"}], "seconds"}; ok false (with error) when
+    the task is broken."""
+    tid = os.path.splitext(os.path.basename(path))[0]
+    out = {"id": tid, "findings": []}
+    t0 = time.perf_counter()
+
+    def find(check, detail):
+        out["findings"].append({"check": check, "detail": detail})
+    try:
+        mod = load_module(path, timeout)
+        with time_limit(timeout, "the fairness lint"):
+            fit(mod, max_elements, max_gflop)
+            atol = tolerance(mod, "ATOL") or LINT_DEFAULT_TOL
+            rtol = tolerance(mod, "RTOL") or LINT_DEFAULT_TOL
+            model, xs = _lint_draw(mod, 0, 0)
+            y32 = _lint_forward(model, xs)
+            with torch.no_grad():
+                y64 = outputs_of(copy.deepcopy(model).double()(*[upcast(x) for x in xs]))
+            refs = [b.to(a.dtype) if b.is_floating_point() else b for a, b in zip(y32, y64)]
+            again = _lint_forward(model, xs)
+            other_model, other_xs = _lint_draw(mod, 1, 1)
+            y_other = _lint_forward(other_model, other_xs)
+            for i, b in enumerate(refs):
+                o = f"out.{i}"
+                if b.is_floating_point() and not bool(torch.isfinite(b).all()):
+                    find("non-finite", f"{o}: the reference is not finite")
+                    continue
+                ok, why = lint_close(y32[i], b, atol, rtol)
+                if not ok:
+                    find("float32", f"{o}: float32 misses the float64 reference ({why}): the "
+                                    "tolerance is not meaningful")
+                if not lint_close(again[i], y32[i], 0.0, 0.0)[0]:
+                    find("non-deterministic", f"{o}: the same forward gave different outputs")
+                bad, why = lint_wrongness(torch.zeros_like(b), b, atol, rtol)
+                if not bad:
+                    find("zeros", f"{o}: an all-zero output passes or nearly ({why})")
+                if b.is_floating_point() and b.numel() and float(b.abs().max()) <= atol:
+                    find("near zero", f"{o}: every element is within atol={atol:g} of zero "
+                                      f"(max |out| {float(b.abs().max()):.3g})")
+                if b.numel() > 1:
+                    c = (torch.full_like(b, float(b.double().mean())) if b.is_floating_point()
+                         else torch.full_like(b, int(torch.mode(b.flatten()).values)))
+                    bad, why = lint_wrongness(c, b, atol, rtol)
+                    if not bad:
+                        find("constant", f"{o}: nearly constant: its mean passes or nearly ({why})")
+                for j, x in enumerate(xs):
+                    if isinstance(x, torch.Tensor) and tuple(x.shape) == tuple(b.shape):
+                        bad, why = lint_wrongness(x, b, atol, rtol)
+                        if not bad:
+                            find("input copy", f"{o}: a copy of input {j} passes or nearly ({why})")
+                if i < len(y_other):
+                    bad, why = lint_wrongness(y_other[i], b, atol, rtol)
+                    if not bad:
+                        find("other seed", f"{o}: the output for another seed (model and "
+                                           f"inputs) passes or nearly ({why})")
+            # Each tensor input in turn drawn anew (the others and the model kept): an output
+            # that does not change ignores that input.
+            for j, x in enumerate(xs):
+                if not (isinstance(x, torch.Tensor) and x.is_floating_point()
+                        and x.numel() > 1 and j < len(other_xs)):
+                    continue
+                mixed = list(xs)
+                mixed[j] = other_xs[j]
+                ys = _lint_forward(model, mixed)
+                for i, b in enumerate(refs):
+                    bad, why = lint_wrongness(ys[i], b, atol, rtol) if i < len(ys) else (True, "")
+                    if not bad:
+                        find("input ignored", f"out.{i} barely depends on input {j}: other "
+                                              f"values give nearly the same output ({why})")
+        out["ok"] = True
+    except TaskError as e:
+        out.update(ok=False, error=str(e))
+    except Exception as e:
+        out.update(ok=False, error=f"{type(e).__name__}: {e}")
+    out["seconds"] = time.perf_counter() - t0
+    return out
 
 
 def main(argv):
@@ -709,12 +1098,14 @@ def main(argv):
     sub = p.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("describe")
     d.add_argument("--max-elements", type=int, default=0)
+    d.add_argument("--max-gflop", type=float, default=0)
     d.add_argument("--timeout", type=float, default=60)
     d.add_argument("tasks", nargs="+")
     r = sub.add_parser("ref")
     r.add_argument("--seed", type=int, required=True)
     r.add_argument("--out", required=True)
     r.add_argument("--max-elements", type=int, default=0)
+    r.add_argument("--max-gflop", type=float, default=0)
     r.add_argument("--threads", type=int, default=1)
     r.add_argument("--timing-runs", type=int, default=20)
     r.add_argument("--timeout", type=float, default=300)
@@ -724,18 +1115,29 @@ def main(argv):
     x.add_argument("--seeds", type=int, default=3)
     x.add_argument("--variants", type=int, default=2)
     x.add_argument("--max-elements", type=int, default=0)
+    x.add_argument("--max-gflop", type=float, default=0)
     x.add_argument("--threads", type=int, default=1)
     x.add_argument("--timeout", type=float, default=300)
     x.add_argument("task")
+    c = sub.add_parser("lint")
+    c.add_argument("--max-elements", type=int, default=0)
+    c.add_argument("--max-gflop", type=float, default=0)
+    c.add_argument("--timeout", type=float, default=300)
+    c.add_argument("task")
     a = p.parse_args(argv)
+    if a.cmd == "lint":
+        torch.set_num_threads(1)
+        out = lint(a.task, a.max_elements, a.max_gflop, a.timeout)
+        print(json.dumps(out), flush=True)
+        return 0 if out["ok"] else 3
     if a.cmd == "describe":
         for t in a.tasks:
-            print(json.dumps(describe(t, a.max_elements, a.timeout)), flush=True)
+            print(json.dumps(describe(t, a.max_elements, a.timeout, a.max_gflop)), flush=True)
         return 0
     if a.cmd == "sets":
         try:
             rep = extra_sets(a.task, a.out, a.seeds, a.variants, a.max_elements, a.threads,
-                             a.timeout)
+                             a.timeout, a.max_gflop)
         except TaskError as e:
             print(json.dumps({"ok": False, "error": str(e)}))
             return 3
@@ -743,9 +1145,9 @@ def main(argv):
         return 0
     try:
         meta = reference(a.task, a.seed, a.out, a.max_elements, a.threads, a.timing_runs,
-                         a.timeout)
+                         a.timeout, a.max_gflop)
     except TaskError as e:
-        print(json.dumps({"ok": False, "error": str(e)}))
+        print(json.dumps({"ok": False, "error": str(e), "timeout": isinstance(e, TaskTimeout)}))
         return 3
     except Exception as e:
         print(json.dumps({"ok": False, "error": f"{type(e).__name__}: {e}",

@@ -12,6 +12,7 @@
 #include "core/paths.h"
 #include "memory/reward.h"
 #include "memory/writers.h"
+#include "tasks/lint.h"
 
 namespace evk {
 
@@ -104,21 +105,61 @@ Agent::TaskContext Agent::load(const TaskInfo& task) {
   std::lock_guard lk(writer_);
   tc.attempts = log_.for_task(task.id);
   log_.put_task({task.id, task.level, tc.ref.eager_ms, tc.ref.flops, tc.ref.bytes,
-                 !task.fitted.empty()});
+                 !task.fitted.empty(), ""});
   return tc;
 }
 
+// Why a prepared task should not be attempted ("" when it should), after the fairness lint;
+// a degenerate task that is kept is reported (task_warning).
+std::string Agent::lint_verdict(const TaskInfo& task, int index, int count) {
+  if (opt_.lint == AgentOptions::Lint::Off) return "";
+  LintResult lr = lint_task(ws_, task, opt_.oracle);
+  if (lr.degenerate() && opt_.lint == AgentOptions::Lint::Skip) return "degenerate: " + lr.summary();
+  if ((lr.degenerate() || !lr.ok) && listener_)
+    listener_({task.id, index, count, nullptr, "task_warning",
+               (lr.ok ? "degenerate (--skip-degenerate leaves it out): " : "") + lr.summary()});
+  return "";
+}
+
+std::optional<Agent::TaskContext> Agent::prepare(const TaskInfo& task, int index, int count) {
+  std::string reason;
+  if (!task.ok) {
+    reason = "broken file: " + task.error;
+  } else if (auto it = opt_.skip.find(task.id); it != opt_.skip.end()) {
+    reason = it->second;
+  } else {
+    try {
+      TaskContext tc = load(task);
+      // Every seed the verifier checks, now: a reference that cannot be made skips the task
+      // here, instead of failing each of its attempts later.
+      for (int s = 1; s < opt_.verify.seeds; ++s) oracle_reference(ws_, task, s, opt_.oracle);
+      oracle_extra_sets(ws_, task, opt_.verify.seeds, kVariantSets, opt_.oracle);
+      reason = lint_verdict(task, index, count);
+      if (reason.empty()) return tc;
+    } catch (const OracleError& e) {
+      reason = std::string(why_name(e.why)) + ": " + e.what();
+    }
+  }
+  {
+    std::lock_guard lk(writer_);
+    log_.put_task({task.id, task.level, 0, 0, 0, !task.fitted.empty(), reason});
+  }
+  if (listener_) listener_({task.id, index, count, nullptr, "task_skipped", reason});
+  return std::nullopt;
+}
+
 void Agent::episode(const TaskInfo& task, int index, int count) {
-  if (!task.ok) throw UsageError("task " + task.id + " is broken: " + task.error);
-  TaskContext tc = load(task);
-  if (listener_) listener_({task.id, index, count, nullptr, "task_start"});
+  std::optional<TaskContext> prepared = prepare(task, index, count);
+  if (!prepared) return;
+  TaskContext& tc = *prepared;
+  if (listener_) listener_({task.id, index, count, nullptr, "task_start", ""});
   for (int idx = static_cast<int>(tc.attempts.size()) + 1; idx <= opt_.budget; ++idx) {
     bool drafting = !opt_.method.refine_stage || !tc.best();
     Attempt a = drafting ? draft(tc, idx) : refine(tc, idx);
     tc.attempts.push_back(std::move(a));
-    if (listener_) listener_({task.id, index, count, &tc.attempts.back(), "attempt"});
+    if (listener_) listener_({task.id, index, count, &tc.attempts.back(), "attempt", ""});
   }
-  if (listener_) listener_({task.id, index, count, nullptr, "task_done"});
+  if (listener_) listener_({task.id, index, count, nullptr, "task_done", ""});
 }
 
 // The query state of DESIGN.md section 6: task text + fx op list + current error category.

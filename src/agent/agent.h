@@ -11,7 +11,9 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,12 @@ struct AgentOptions {
   OracleOptions oracle;
   MemoryParams memory;
   CompletionOptions completion;
+  // Tasks to leave out without attempts, with the reason recorded for each.
+  std::map<std::string, std::string> skip;
+  // The fairness lint (tasks/lint.h) of each task as it is prepared, before any budget is
+  // spent on it: Warn reports a degenerate task (event task_warning), Skip leaves it out.
+  enum class Lint { Off, Warn, Skip };
+  Lint lint = Lint::Off;
 };
 
 // What the agent reports as it goes (progress lines, JSON events).
@@ -49,7 +57,9 @@ struct AgentEvent {
   std::string task;
   int task_index = 0, task_count = 0;
   const Attempt* attempt = nullptr;  // null for task start/end events
-  std::string kind;                  // "task_start", "attempt", "task_done"
+  // "task_start", "attempt", "task_done", "task_skipped", "task_warning"
+  std::string kind;
+  std::string reason;                // task_skipped, task_warning: why ("oracle timeout: ...")
 };
 using AgentListener = std::function<void(const AgentEvent&)>;
 
@@ -63,7 +73,11 @@ class Agent {
   Agent(Workspace& ws, Workspace& run_ws, Provider& llm, Verifier& verifier,
         const Backend& backend, AgentOptions opt, AgentListener listener = {});
 
-  // Runs (or continues) every task to its budget. Stops cleanly on BudgetExceeded.
+  // Runs (or continues) every task to its budget. A task that cannot be prepared (a broken
+  // file, no reference for one of the verifier's seeds, a task in AgentOptions::skip) is
+  // recorded as skipped with its reason and the others go on; only an error of the run itself
+  // (the database, BudgetExceeded, a signal) stops it, resumably. A resumed run tries its
+  // skipped tasks again.
   void run(const std::vector<const TaskInfo*>& tasks);
 
   // The first prompt the run would send, without sending it (--dry-run).
@@ -84,6 +98,8 @@ class Agent {
   void finish(TaskContext& tc, Attempt& a, std::vector<int64_t> context, Stage stage);
   void ask_and_verify(TaskContext& tc, Attempt& a);
   TaskContext load(const TaskInfo& task);
+  std::optional<TaskContext> prepare(const TaskInfo& task, int index, int count);
+  std::string lint_verdict(const TaskInfo& task, int index, int count);
   PromptInputs prompt_inputs(const TaskContext& tc) const;
   std::vector<PromptItem> to_prompt(const std::vector<Item>& items) const;
   std::vector<PromptItem> api_context(const MemoryQuery& q);

@@ -25,9 +25,10 @@ namespace {
 struct RunArgs {
   std::string suite, tasks, model, method = "evokernel", curriculum = "given", prompt_dir;
   std::string resume, memory_from, exclude_tasks, backend = "cpu";
-  int budget = -1, parallel_tasks = 1;
+  int budget = -1, parallel_tasks = 1, level = -1;
   int64_t seed = -1;
   bool dry_run = false, freeze_memory = false, quiet = false, json_events = false;
+  bool skip_degenerate = false;
   ExecutorArgs exec;
 };
 
@@ -62,10 +63,7 @@ std::vector<const TaskInfo*> select_tasks(const std::vector<Suite>& suites,
     if (it == all.end()) find_task(suites.front(), id);  // throws with suggestions
     out.push_back(*it);
   }
-  for (const auto* t : out)
-    if (!t->ok)
-      throw UsageError("task " + t->id + " is broken: " + t->error +
-                       " (fix the file or leave it out with --tasks)");
+  // Broken tasks stay in: the run records them as skipped, with the reason, and goes on.
   if (curriculum == "level")
     std::stable_sort(out.begin(), out.end(),
                      [](const TaskInfo* a, const TaskInfo* b) { return a->level < b->level; });
@@ -84,6 +82,7 @@ AgentListener progress_listener(const RunArgs& a, int budget,
       std::lock_guard lk(*mu);
       json j = {{"event", e.kind}, {"task", e.task}, {"task_index", e.task_index},
                 {"task_count", e.task_count}};
+      if (!e.reason.empty()) j["reason"] = e.reason;
       if (const Attempt* at = e.attempt) {
         j["idx"] = at->idx;
         j["stage"] = at->stage;
@@ -119,6 +118,7 @@ struct Session {
   std::string exclude_tasks, memory_from, prompt_dir, curriculum;
   bool freeze_memory = false;
   int parallel_tasks = 1;
+  int level = -1;  // --level: the level of tasks whose folder and manifest do not say
 };
 
 Session resolve_session(Context& ctx, const RunArgs& a, RunStore& store) {
@@ -130,6 +130,7 @@ Session resolve_session(Context& ctx, const RunArgs& a, RunStore& store) {
     s.prompt_dir = o.value("prompt_dir", "");
     s.curriculum = o.value("curriculum", "given");
     s.freeze_memory = o.value("freeze_memory", false);
+    s.level = o.value("level", -1);
     s.parallel_tasks = a.parallel_tasks;
     const json stored = o.value("config", json::object());
     for (auto& [k, v] : stored.items())
@@ -142,6 +143,9 @@ Session resolve_session(Context& ctx, const RunArgs& a, RunStore& store) {
   if (a.budget > 0) cfg.set("agent.budget", std::to_string(a.budget), "flag");
   if (a.seed >= 0) cfg.set("agent.seed", std::to_string(a.seed), "flag");
   if (!a.model.empty()) cfg.set("llm.model", a.model, "flag");
+  if (a.skip_degenerate) cfg.set("tasks.lint", "skip", "flag");
+  if (a.level < -1) throw UsageError("--level must be 0 or more");
+  s.level = a.level;
   method_by_name(a.method);  // validates
   s.info.method = a.method;
   s.info.model = cfg.str("llm.model");
@@ -175,6 +179,15 @@ AgentOptions agent_options(Context& ctx, const Session& s) {
   o.verify = verify_options(cfg);
   o.verify.backend = s.info.backend;
   o.oracle = oracle_options(cfg);
+  std::string lint = cfg.str("tasks.lint");
+  if (lint == "warn")
+    o.lint = AgentOptions::Lint::Warn;
+  else if (lint == "skip")
+    o.lint = AgentOptions::Lint::Skip;
+  else if (lint == "off")
+    o.lint = AgentOptions::Lint::Off;
+  else
+    throw UsageError("tasks.lint is '" + lint + "': use warn, skip or off");
   o.memory = memory_params(cfg);
   o.completion.temperature = cfg.real("llm.temperature");
   o.completion.max_tokens = static_cast<int>(cfg.integer("llm.max_tokens"));
@@ -238,8 +251,12 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
   apply_executor_flags(cfg, a.exec);  // also over a resumed run's stored choice
   std::vector<Suite> suites;
   for (const auto& name : split_csv(s.info.suite))
-    suites.push_back(load_suite(ctx.workspace(), name, ctx.max_elements()));
+    suites.push_back(load_suite(ctx.workspace(), name, oracle_options(ctx.config())));
   if (suites.empty()) throw UsageError("--suite is empty: give builtin:NAME or a folder");
+  if (s.level >= 0)
+    for (auto& su : suites)
+      for (auto& t : su.tasks)
+        if (t.level == 0) t.level = s.level;
   auto tasks = select_tasks(suites, s.task_ids, s.curriculum);
   auto backend = make_backend(s.info.backend);
   auto llm = make_provider(s.info.model, cfg);  // a missing key fails here, before any write
@@ -275,6 +292,7 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
     s.info.options = {{"prompt_dir", s.prompt_dir}, {"curriculum", s.curriculum},
                       {"freeze_memory", s.freeze_memory}, {"config", config},
                       {"memory_from", s.memory_from}, {"exclude_tasks", s.exclude_tasks},
+                      {"level", s.level},
                       {"learn_q", opt.method.learn_q && !s.freeze_memory}};
     s.info.id = store.create(s.info);
   } else {
@@ -326,6 +344,12 @@ void add_run_options(CLI::App* c, RunArgs& a) {
   c->add_option("--parallel-tasks", a.parallel_tasks,
                 "tasks worked on at once; memory writes still go through one writer");
   c->add_option("--curriculum", a.curriculum, "given (suite order) or level (easier levels first)");
+  c->add_option("--level", a.level,
+                "level of the tasks whose folder (levelN) and manifest (evokernel-suite.json) "
+                "do not say; kept on --resume");
+  c->add_flag("--skip-degenerate", a.skip_degenerate,
+              "leave out tasks the fairness lint finds degenerate (`evokernel tasks check`), "
+              "recorded as skipped; without it they are only warned about (config tasks.lint)");
   c->add_option("--backend", a.backend, "target backend: " + backend_help());
   c->add_option("--prompt-dir", a.prompt_dir, "folder with your copies of prompts/*.md");
   c->add_option("--memory-from", a.memory_from,

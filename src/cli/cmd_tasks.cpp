@@ -1,6 +1,7 @@
 // `evokernel tasks list|show|ref|table`: suites, their tasks and the oracle's references.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <set>
 
@@ -9,6 +10,8 @@
 #include "agent/prompt.h"
 #include "core/error.h"
 #include "core/paths.h"
+#include "core/workspace.h"
+#include "tasks/lint.h"
 #include "tasks/oracle.h"
 #include "tasks/suite.h"
 
@@ -40,23 +43,26 @@ std::string operators(const Reference& r) {
 }
 
 void list(Context& ctx, const std::string& suite_name) {
-  Suite s = load_suite(ctx.workspace(), suite_name, ctx.max_elements());
-  std::cout << fmt::format("{:<34} {:>5} {:>14}  {}\n", "task", "level", "input elems", "fitted");
+  Suite s = load_suite(ctx.workspace(), suite_name, oracle_options(ctx.config()));
+  std::cout << fmt::format("{:<34} {:>5} {:>14} {:>14} {:>8}  {}\n", "task", "level",
+                           "input elems", "all elems", "GFLOP", "fitted");
   int broken = 0;
   for (const auto& t : s.tasks) {
     if (!t.ok) {
-      std::cout << fmt::format("{:<34} {:>5} {:>14}  BROKEN: {}\n", t.id, t.level, "-", t.error);
+      std::cout << fmt::format("{:<34} {:>5} {:>14} {:>14} {:>8}  BROKEN: {}\n", t.id, t.level,
+                               "-", "-", "-", t.error);
       ++broken;
       continue;
     }
-    std::cout << fmt::format("{:<34} {:>5} {:>14}  {}\n", t.id, t.level, t.input_elements,
-                             fitted_text(t));
+    std::cout << fmt::format("{:<34} {:>5} {:>14} {:>14} {:>8.3g}  {}{}\n", t.id, t.level,
+                             t.input_elements, t.elements, static_cast<double>(t.flops) / 1e9,
+                             fitted_text(t), t.within_bounds ? "" : " (over the bounds)");
   }
   std::cout << fmt::format("{} tasks, {} broken\n", s.tasks.size(), broken);
 }
 
 void show(Context& ctx, const std::string& suite_name, const std::string& id) {
-  Suite s = load_suite(ctx.workspace(), suite_name, ctx.max_elements());
+  Suite s = load_suite(ctx.workspace(), suite_name, oracle_options(ctx.config()));
   const TaskInfo& t = find_task(s, id);
   if (!t.ok) throw evk::Error("task " + t.id + " is broken: " + t.error);
   Reference r = oracle_reference(ctx.workspace(), t, 0, oracle_options(ctx.config()));
@@ -79,7 +85,7 @@ void show(Context& ctx, const std::string& suite_name, const std::string& id) {
 }
 
 void ref(Context& ctx, const std::string& suite_name, const std::string& id, int seed) {
-  Suite s = load_suite(ctx.workspace(), suite_name, ctx.max_elements());
+  Suite s = load_suite(ctx.workspace(), suite_name, oracle_options(ctx.config()));
   const TaskInfo& t = find_task(s, id);
   if (!t.ok) throw evk::Error("task " + t.id + " is broken: " + t.error);
   Reference r = oracle_reference(ctx.workspace(), t, seed, oracle_options(ctx.config()));
@@ -90,7 +96,7 @@ void ref(Context& ctx, const std::string& suite_name, const std::string& id, int
 void prompt(Context& ctx, const std::string& suite_name, const std::string& id,
             const std::string& backend_name) {
   auto backend = make_backend(backend_name);
-  Suite s = load_suite(ctx.workspace(), suite_name, ctx.max_elements());
+  Suite s = load_suite(ctx.workspace(), suite_name, oracle_options(ctx.config()));
   const TaskInfo& t = find_task(s, id);
   if (!t.ok) throw evk::Error("task " + t.id + " is broken: " + t.error);
   Reference r = oracle_reference(ctx.workspace(), t, 0, oracle_options(ctx.config()));
@@ -110,11 +116,100 @@ void prompt(Context& ctx, const std::string& suite_name, const std::string& id,
   std::cout << templates.draft(in);
 }
 
+std::vector<std::string> split_ids(const std::string& s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (!s.empty() && pos <= s.size()) {
+    size_t c = s.find(',', pos);
+    std::string id = s.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
+    if (!id.empty()) out.push_back(id);
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  return out;
+}
+
+// The fairness lint over a suite: one line per task, the findings indented below; exit 1 when
+// some task is degenerate (or could not be linted), so a script can gate on it.
+void check(Context& ctx, const std::string& suite_name, const std::string& ids, bool as_json) {
+  OracleOptions opt = oracle_options(ctx.config());
+  Suite s = load_suite(ctx.workspace(), suite_name, opt);
+  std::vector<const TaskInfo*> tasks;
+  if (ids.empty())
+    for (const auto& t : s.tasks) tasks.push_back(&t);
+  for (const auto& id : split_ids(ids)) tasks.push_back(&find_task(s, id));
+  int degenerate = 0, failed = 0;
+  nlohmann::json out = nlohmann::json::array();
+  for (const TaskInfo* t : tasks) {
+    LintResult r;
+    if (t->ok)
+      r = lint_task(ctx.workspace(), *t, opt);
+    else
+      r.error = "broken file: " + t->error;
+    degenerate += r.degenerate();
+    failed += !r.ok;
+    if (as_json) {
+      nlohmann::json f = nlohmann::json::array();
+      for (const auto& x : r.findings) f.push_back({{"check", x.check}, {"detail", x.detail}});
+      out.push_back({{"task", t->id}, {"level", t->level}, {"ok", r.ok}, {"error", r.error},
+                     {"degenerate", r.degenerate()}, {"findings", f}});
+      continue;
+    }
+    if (!r.ok) {
+      std::cout << fmt::format("{:<40} NOT CHECKED: {}\n", t->id, r.error);
+      continue;
+    }
+    std::cout << fmt::format("{:<40} {}\n", t->id, r.degenerate() ? "DEGENERATE" : "ok");
+    for (const auto& x : r.findings) std::cout << fmt::format("    {}: {}\n", x.check, x.detail);
+  }
+  if (as_json)
+    std::cout << out.dump(1) << "\n";
+  else
+    std::cout << fmt::format("{} tasks: {} degenerate, {} not checked, {} ok\n", tasks.size(),
+                             degenerate, failed, tasks.size() - degenerate - failed);
+  if (degenerate || failed)
+    throw evk::Error(fmt::format("{} degenerate and {} unchecked task(s) in {}", degenerate,
+                                 failed, suite_name));
+}
+
+// Copies tasks into a new suite folder with a manifest of their levels, so a selection from
+// several levelN folders keeps each task's level.
+void select(Context& ctx, const std::vector<std::string>& from, const std::string& ids,
+            const std::string& out_dir) {
+  namespace fs = std::filesystem;
+  if (fs::exists(out_dir) && !fs::is_empty(out_dir))
+    throw UsageError("--out " + out_dir + " exists and is not empty: give a new folder");
+  std::vector<std::string> want = split_ids(ids);
+  OracleOptions opt = oracle_options(ctx.config());
+  nlohmann::json levels = nlohmann::json::object();
+  std::vector<const TaskInfo*> picked;
+  std::vector<Suite> suites;
+  suites.reserve(from.size());
+  for (const auto& name : from) suites.push_back(load_suite(ctx.workspace(), name, opt));
+  for (const auto& s : suites)
+    for (const auto& t : s.tasks)
+      if (want.empty() || std::find(want.begin(), want.end(), t.id) != want.end()) {
+        if (levels.contains(t.id))
+          throw UsageError("task id '" + t.id + "' appears in two of the suites: select it from one");
+        levels[t.id] = t.level;
+        picked.push_back(&t);
+      }
+  for (const auto& id : want)
+    if (!levels.contains(id)) find_task(suites.front(), id);  // throws with suggestions
+  if (picked.empty()) throw UsageError("no task selected");
+  fs::create_directories(out_dir);
+  for (const TaskInfo* t : picked) fs::copy_file(t->path, fs::path(out_dir) / t->path.filename());
+  nlohmann::json manifest = {{"levels", levels}};
+  write_file_atomic(fs::path(out_dir) / kSuiteManifest, manifest.dump(1) + "\n");
+  std::cout << fmt::format("{} task(s) copied to {} with their levels in {}\n", picked.size(),
+                           out_dir, kSuiteManifest);
+}
+
 void table(Context& ctx, const std::vector<std::string>& suites) {
   std::cout << "| task | level | operators | input elements | FLOPs | eager ms (1 thread) |\n"
                "|---|---|---|---|---|---|\n";
   for (const auto& name : suites) {
-    Suite s = load_suite(ctx.workspace(), name, ctx.max_elements());
+    Suite s = load_suite(ctx.workspace(), name, oracle_options(ctx.config()));
     for (const auto& t : s.tasks) {
       if (!t.ok) {
         std::cout << fmt::format("| {} | {} | BROKEN: {} | | | |\n", t.id, t.level, t.error);
@@ -138,7 +233,8 @@ void add_tasks_command(CLI::App& app, Context& ctx) {
   static std::vector<std::string> suites;
 
   auto* l = cmd->add_subcommand(
-      "list", "List a suite's tasks: id, level, input elements, whether shapes were fitted");
+      "list", "List a suite's tasks: id, level, input elements, all elements (with parameters), "
+              "GFLOP per forward, how shapes were fitted");
   l->add_option("SUITE", suite, "builtin:NAME or a folder of KernelBench task files")->required();
   l->callback([&ctx] { list(ctx, suite); });
 
@@ -163,6 +259,28 @@ void add_tasks_command(CLI::App& app, Context& ctx) {
   p->add_option("TASK", task, "task id (the file stem)")->required();
   p->add_option("--backend", backend, "target backend: " + backend_help())->default_val("cpu");
   p->callback([&ctx] { prompt(ctx, suite, task, backend); });
+
+  static std::string ids, out_dir;
+  static bool as_json = false;
+  auto* c = cmd->add_subcommand(
+      "check",
+      "Fairness lint of a suite's tasks at the fitted size: outputs constant or nearly zero, "
+      "outputs that ignore an input, float32 missing the float64 reference, non-deterministic "
+      "outputs, tasks that all zeros or a copy of an input would pass. Exit 1 when any task is "
+      "degenerate or cannot be checked");
+  c->add_option("SUITE", suite, "builtin:NAME or a folder")->required();
+  c->add_option("--tasks", ids, "comma-separated task ids (default: the whole suite)");
+  c->add_flag("--json", as_json, "print JSON");
+  c->callback([&ctx] { check(ctx, suite, ids, as_json); });
+
+  auto* sel = cmd->add_subcommand(
+      "select",
+      "Copy tasks from suite folders into a new folder with a manifest of their levels "
+      "(evokernel-suite.json), so the selection keeps each task's level");
+  sel->add_option("SUITE", suites, "one or more suites to pick from")->required();
+  sel->add_option("--tasks", ids, "comma-separated task ids (default: all)");
+  sel->add_option("--out", out_dir, "the new suite folder")->required();
+  sel->callback([&ctx] { select(ctx, suites, ids, out_dir); });
 
   auto* t = cmd->add_subcommand(
       "table", "Print a Markdown table of suites: task, level, operators, input elements, FLOPs, "

@@ -88,7 +88,7 @@ void add_verify_command(CLI::App& app, Context& ctx) {
     // Before anything is computed: a Slurm that cannot be used is a usage error.
     auto executor = make_executor(ctx, verifier, oo, jobs);
     auto guard = cancel_jobs_on_signal(*executor, "nothing was verified");
-    Suite suite = load_suite(ctx.workspace(), a->suite, ctx.max_elements());
+    Suite suite = load_suite(ctx.workspace(), a->suite, oracle_options(ctx.config()));
     const TaskInfo& task = find_task(suite, a->task);
     if (!task.ok) throw Error("task " + task.id + " is broken: " + task.error);
 

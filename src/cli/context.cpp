@@ -1,5 +1,7 @@
 #include "cli/context.h"
 
+#include <fmt/format.h>
+
 #include "verify/runner_client.h"
 
 namespace evk::cli {
@@ -14,6 +16,7 @@ Config& Context::config() {
     cfg_ = std::make_unique<Config>(Config::load(Workspace::resolve(g_.workspace), g_.config));
     if (g_.max_elements >= 0)
       cfg_->set("tasks.max_elements", std::to_string(g_.max_elements), "flag");
+    if (g_.max_gflop >= 0) cfg_->set("tasks.max_gflop", fmt::format("{}", g_.max_gflop), "flag");
   }
   return *cfg_;
 }
@@ -24,7 +27,12 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
   app.add_option("--config", g.config,
                  "config file (default: <workspace>/evokernel.toml when present)");
   app.add_option("--max-elements", g.max_elements,
-                 "fit tasks so their inputs hold at most N elements (0: never)")
+                 "fit tasks so their inputs, parameters and buffers hold at most N elements "
+                 "(0: no bound; config tasks.max_elements, 16777216)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-gflop", g.max_gflop,
+                 "fit tasks so one forward does at most G GFLOP (0: no bound; config "
+                 "tasks.max_gflop, 4)")
       ->check(CLI::NonNegativeNumber);
   app.add_flag_callback(
       "--unsafe-no-jail", [] { set_unsafe_no_jail(true); },

@@ -14,6 +14,7 @@ struct GlobalOptions {
   std::string workspace;
   std::string config;
   int64_t max_elements = -1;  // -1: not given on the command line
+  double max_gflop = -1;      // -1: not given on the command line
 };
 
 class Context {

@@ -16,7 +16,13 @@ const std::vector<ConfigKey>& config_keys() {
       // Tasks and the oracle
       {"tasks.max_elements", "16777216",
        "fit tasks so that their inputs hold at most this many elements (0: never fit)"},
-      {"oracle.timeout_s", "300", "time limit of one oracle run, seconds"},
+      {"tasks.lint", "warn",
+       "fairness lint of each task before a run attempts it: warn, skip (leave degenerate "
+       "tasks out) or off"},
+      {"tasks.max_gflop", "4",
+       "fit tasks so that one forward does at most this many GFLOP (0: no compute bound)"},
+      {"oracle.timeout_s", "120",
+       "time limit of one oracle run, seconds (a task past it is skipped, with the reason)"},
       {"oracle.timing_runs", "20", "timed eager forward calls for the PyTorch baseline"},
       {"oracle.python", "/usr/bin/python3", "Python interpreter with torch importable"},
       // Verifier

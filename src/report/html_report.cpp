@@ -165,10 +165,12 @@ std::string run_card(const RunData& r) {
   int fitted = 0;
   for (const auto& t : r.tasks) fitted += t.fitted;
   std::string out = fmt::format(
-      "<div class=\"card\"><h3>{}</h3><div class=\"meta\">{} · {} task(s){} · {} attempts · "
+      "<div class=\"card\"><h3>{}</h3><div class=\"meta\">{} · {} task(s){}{} · {} attempts · "
       "status {}</div><div class=\"tiles\">",
       run_name_html(r.info), html_escape(r.info.suite), m.tasks,
-      fitted ? fmt::format(" ({} fitted)", fitted) : "", m.attempts, html_escape(r.info.status));
+      fitted ? fmt::format(" ({} fitted)", fitted) : "",
+      m.skipped.empty() ? "" : fmt::format(" · {} skipped", m.skipped.size()), m.attempts,
+      html_escape(r.info.status));
   out += tile(fmt::format("{}<small> / {}</small>", m.solved, m.tasks), "tasks solved (Acc " +
                                                                           fmt_pct(m.acc) + ")");
   out += tile(fmt_pct(m.compilation_rate), "compilation rate");
@@ -509,6 +511,15 @@ std::string tasks(const std::vector<RunData>& runs) {
            "<th class=\"n\">Roofline</th><th>Failures</th></tr></thead><tbody>";
     for (const auto& t : r.overall.per_task) out += task_rows(r, t);
     out += "</tbody></table></div>";
+    if (!r.overall.skipped.empty()) {
+      out += fmt::format("<p>Skipped without attempts ({}), not in any figure:</p><div "
+                         "class=\"tablebox\"><table class=\"tasks\"><thead><tr><th>Task</th>"
+                         "<th>Reason</th></tr></thead><tbody>",
+                         r.overall.skipped.size());
+      for (const auto& [task, why] : r.overall.skipped)
+        out += "<tr><td>" + html_escape(task) + "</td><td>" + html_escape(why) + "</td></tr>";
+      out += "</tbody></table></div>";
+    }
   }
   return out + "</section>";
 }

@@ -37,6 +37,10 @@ Metrics compute_metrics(const std::vector<TaskRecord>& tasks, const std::vector<
   std::vector<int> solved_at(static_cast<size_t>(std::max(budget, 1)) + 1, 0);
   for (const auto& t : tasks) {
     if (!in_levels(t.level)) continue;
+    if (!t.skipped.empty()) {
+      m.skipped[t.task] = t.skipped;
+      continue;
+    }
     TaskResult r;
     r.task = t.task;
     r.level = t.level;
@@ -142,6 +146,7 @@ nlohmann::json to_json(const Metrics& m) {
           {"cost_per_solved", m.cost_per_solved},
           {"acc_curve", m.acc_curve},
           {"failures", m.failures},
+          {"skipped", m.skipped},
           {"per_task", tasks}};
 }
 
@@ -171,7 +176,12 @@ std::string format_metrics(const Metrics& m, const std::string& title) {
   }
   s += "\n  failures:";
   for (const auto& [c, n] : m.failures) s += fmt::format(" {}={}", c, n);
-  return s + "\n";
+  s += "\n";
+  if (!m.skipped.empty()) {
+    s += fmt::format("  skipped {} task(s), not in the figures above:\n", m.skipped.size());
+    for (const auto& [task, why] : m.skipped) s += fmt::format("    {}: {}\n", task, why);
+  }
+  return s;
 }
 
 }  // namespace evk

@@ -42,9 +42,13 @@ struct Metrics {
   std::vector<double> acc_curve;     // Acc after attempt k (k = 1..budget)
   std::map<std::string, int> failures;  // category -> count
   std::vector<TaskResult> per_task;
+  // Tasks left out without attempts (TaskRecord::skipped): task -> reason. They are not in
+  // `tasks` nor in any rate: a task nobody could attempt says nothing about the method.
+  std::map<std::string, std::string> skipped;
 };
 
-// Tasks without attempts count as unsolved; levels filters (empty: all).
+// Tasks without attempts count as unsolved, skipped tasks are listed apart; levels filters
+// (empty: all).
 Metrics compute_metrics(const std::vector<TaskRecord>& tasks, const std::vector<Attempt>& attempts,
                         int budget, const std::vector<int>& levels = {});
 

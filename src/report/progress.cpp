@@ -23,7 +23,7 @@ std::string format_duration(double s) {
 namespace {
 struct TaskProgress {
   int last_idx = 0;
-  bool done = false;
+  bool done = false, skipped = false;
   double first_ms = 0, best_ms = 0, eager_ms = 0;
 };
 }  // namespace
@@ -48,12 +48,13 @@ struct ProgressPrinter::State {
   }
 
   std::string status() const {
-    int done = 0;
-    for (const auto& [k, t] : tasks) done += t.done;
+    int done = 0, skipped = 0;
+    for (const auto& [k, t] : tasks) done += t.done, skipped += t.skipped;
     int total = std::max(task_count, static_cast<int>(tasks.size()));
-    std::string s = fmt::format("tasks {}/{} · {} attempts · solved {}", done, total, attempts,
-                                solved());
-    if (total) s += fmt::format(" (Acc {:.0f}%)", 100.0 * solved() / total);
+    std::string s = fmt::format("tasks {}/{}", done, total);
+    if (skipped) s += fmt::format(" ({} skipped)", skipped);
+    s += fmt::format(" · {} attempts · solved {}", attempts, solved());
+    if (total > skipped) s += fmt::format(" (Acc {:.0f}%)", 100.0 * solved() / (total - skipped));
     if (with_code) s += fmt::format(" · CR {:.0f}%", 100.0 * compiled / with_code);
     std::string best_eager_task, best_first_task;
     double best_eager = 0, best_first = 0;
@@ -103,7 +104,7 @@ ProgressPrinter::ProgressPrinter(ProgressOptions o) : st_(std::make_shared<State
 }
 
 void ProgressPrinter::on_event(const std::string& kind, const std::string& task, int task_index,
-                               int task_count, const Attempt* a) {
+                               int task_count, const Attempt* a, const std::string& reason) {
   State& s = *st_;
   std::lock_guard lk(s.mu);
   s.task_count = std::max(s.task_count, task_count);
@@ -129,6 +130,11 @@ void ProgressPrinter::on_event(const std::string& kind, const std::string& task,
                                task_count, task, a->idx, s.o.budget, a->stage, what, s.solved(),
                                s.with_code ? 100.0 * s.compiled / s.with_code : 0.0));
     }
+  } else if (kind == "task_warning") {
+    s.print_line(fmt::format("warning [{}/{}] {}: {}", task_index, task_count, task, reason));
+  } else if (kind == "task_skipped") {
+    t.done = t.skipped = true;
+    s.print_line(fmt::format("skipped [{}/{}] {}: {}", task_index, task_count, task, reason));
   } else if (kind == "task_done") {
     t.done = true;
     std::string line =

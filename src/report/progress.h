@@ -1,5 +1,5 @@
 // Terminal progress of a run. On a TTY (live = true) one status line is redrawn in place:
-//   tasks 3/10 · 47 attempts · solved 2 (Acc 20%) · CR 91% · best 3.2x eager (relu),
+//   tasks 3/10 (1 skipped) · 47 attempts · solved 2 (Acc 20%) · CR 91% · best 3.2x eager (relu),
 //   5.1x over 1st draft (gelu) · 12.3k tokens $0.04 · ETA 5m12s
 // and a permanent line is printed above it each time a task ends. Otherwise (a pipe, a log
 // file) it prints one plain line per attempt and per finished task, never control characters.
@@ -31,12 +31,13 @@ class ProgressPrinter {
  public:
   explicit ProgressPrinter(ProgressOptions o);
 
-  // kind: "task_start", "attempt" (attempt non-null) or "task_done".
+  // kind: "task_start", "attempt" (attempt non-null), "task_done" or "task_skipped" (reason
+  // says why; the task counts as done, and the status line counts the skipped).
   void on_event(const std::string& kind, const std::string& task, int task_index, int task_count,
-                const Attempt* attempt);
+                const Attempt* attempt, const std::string& reason = "");
   template <class Event>
   void operator()(const Event& e) {
-    on_event(e.kind, e.task, e.task_index, e.task_count, e.attempt);
+    on_event(e.kind, e.task, e.task_index, e.task_count, e.attempt, e.reason);
   }
   // Ends the live line (prints the last status and a newline). Idempotent.
   void finish();

@@ -110,24 +110,30 @@ AttemptLog::AttemptLog(Workspace& ws) : ws_(ws) {
       trace_item INTEGER, verdict TEXT, feasible INTEGER, compiled INTEGER, category TEXT,
       latency_ms REAL, reward REAL, reward_raw REAL, prompt_tokens INTEGER,
       completion_tokens INTEGER, cost_usd REAL, llm_s REAL, verify_s REAL, created TEXT,
-      UNIQUE(task, idx)))"});
+      UNIQUE(task, idx)))",
+                           "ALTER TABLE run_tasks ADD COLUMN skipped TEXT"});
 }
 
 void AttemptLog::put_task(const TaskRecord& t) {
   auto s = ws_.db().prepare(
-      "INSERT OR REPLACE INTO run_tasks(task, level, eager_ms, flops, bytes, fitted)"
-      " VALUES(?,?,?,?,?,?)");
+      "INSERT OR REPLACE INTO run_tasks(task, level, eager_ms, flops, bytes, fitted, skipped)"
+      " VALUES(?,?,?,?,?,?,?)");
   s.bind(1, t.task).bind(2, t.level).bind(3, t.eager_ms).bind(4, t.flops).bind(5, t.bytes);
-  s.bind(6, t.fitted ? 1 : 0).run();
+  s.bind(6, t.fitted ? 1 : 0);
+  if (t.skipped.empty())
+    s.bind_null(7);
+  else
+    s.bind(7, t.skipped);
+  s.run();
 }
 
 std::vector<TaskRecord> AttemptLog::tasks() {
   auto s = ws_.db().prepare(
-      "SELECT task, level, eager_ms, flops, bytes, fitted FROM run_tasks ORDER BY rowid");
+      "SELECT task, level, eager_ms, flops, bytes, fitted, skipped FROM run_tasks ORDER BY rowid");
   std::vector<TaskRecord> out;
   while (s.step())
     out.push_back({s.text(0), static_cast<int>(s.int64(1)), s.real(2), s.int64(3), s.int64(4),
-                   s.int64(5) != 0});
+                   s.int64(5) != 0, s.is_null(6) ? std::string() : s.text(6)});
   return out;
 }
 

@@ -48,6 +48,9 @@ struct TaskRecord {  // per (run, task): what metrics need besides the attempts
   double eager_ms = 0;
   int64_t flops = 0, bytes = 0;
   bool fitted = false;
+  // Why the task was left out without attempts (its file is broken, its reference could not
+  // be made: "oracle timeout: ..."); empty for a task that was worked on.
+  std::string skipped;
 };
 
 class RunStore {

@@ -32,11 +32,21 @@ std::string oracle_hash() {
 OracleOptions oracle_options(const Config& c) {
   OracleOptions o;
   o.max_elements = c.integer("tasks.max_elements");
+  o.max_gflop = c.real("tasks.max_gflop");
   o.threads = static_cast<int>(c.integer("verify.threads"));
   o.timing_runs = static_cast<int>(c.integer("oracle.timing_runs"));
   o.timeout_s = c.real("oracle.timeout_s");
   o.python = c.str("oracle.python");
   return o;
+}
+
+const char* why_name(OracleError::Why w) {
+  switch (w) {
+    case OracleError::Why::Broken: return "broken file";
+    case OracleError::Why::Timeout: return "oracle timeout";
+    case OracleError::Why::Failed: break;
+  }
+  return "no reference";
 }
 
 Reference load_reference(const fs::path& dir) {
@@ -63,7 +73,7 @@ Reference oracle_reference(Workspace& ws, const TaskInfo& task, int seed,
                            const OracleOptions& opt) {
   fs::path dir = ws.cache_dir() / "refs" /
                  fmt::format("{}-{}-o{}", task.id, task.content_hash.substr(0, 16), oracle_hash()) /
-                 fmt::format("m{}-t{}", opt.max_elements, opt.threads) /
+                 fmt::format("m{}-g{}-t{}", opt.max_elements, opt.max_gflop, opt.threads) /
                  fmt::format("seed{}", seed);
   if (fs::exists(dir / "meta.json") && fs::exists(dir / "ref.safetensors"))
     return load_reference(dir);
@@ -79,6 +89,7 @@ Reference oracle_reference(Workspace& ws, const TaskInfo& task, int seed,
                                    "--seed", std::to_string(seed),
                                    "--out", tmp.string(),
                                    "--max-elements", std::to_string(opt.max_elements),
+                                   "--max-gflop", fmt::format("{}", opt.max_gflop),
                                    "--threads", std::to_string(opt.threads),
                                    "--timing-runs", std::to_string(opt.timing_runs),
                                    "--timeout", fmt::format("{}", opt.timeout_s),
@@ -94,15 +105,18 @@ Reference oracle_reference(Workspace& ws, const TaskInfo& task, int seed,
   if (!r.ok()) {
     fs::remove_all(tmp);
     std::string reason;
+    auto why = r.timed_out ? OracleError::Why::Timeout : OracleError::Why::Failed;
     try {
       auto j = json::parse(r.out.substr(0, r.out.find('\n')));
       reason = j.value("error", "");
+      if (r.exit_code == 3 && !r.timed_out)
+        why = j.value("timeout", false) ? OracleError::Why::Timeout : OracleError::Why::Broken;
     } catch (const std::exception&) {
     }
     if (reason.empty())
       reason = "the oracle " + r.describe() +
                (r.err.empty() ? "" : ": " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0));
-    throw Error("task " + task.id + " (seed " + std::to_string(seed) + "): " + reason);
+    throw OracleError(why, "task " + task.id + " (seed " + std::to_string(seed) + "): " + reason);
   }
   std::error_code ec;
   fs::rename(tmp, dir, ec);
@@ -114,7 +128,7 @@ ExtraSets oracle_extra_sets(Workspace& ws, const TaskInfo& task, int seeds, int 
                             const OracleOptions& opt) {
   fs::path dir = ws.cache_dir() / "refs" /
                  fmt::format("{}-{}-o{}", task.id, task.content_hash.substr(0, 16), oracle_hash()) /
-                 fmt::format("m{}-t{}", opt.max_elements, opt.threads) /
+                 fmt::format("m{}-g{}-t{}", opt.max_elements, opt.max_gflop, opt.threads) /
                  fmt::format("sets-s{}-v{}", seeds, variants);
   if (!fs::exists(dir / "sets.json")) {
     fs::create_directories(dir.parent_path());
@@ -127,6 +141,7 @@ ExtraSets oracle_extra_sets(Workspace& ws, const TaskInfo& task, int seeds, int 
                                      "--seeds", std::to_string(seeds),
                                      "--variants", std::to_string(variants),
                                      "--max-elements", std::to_string(opt.max_elements),
+                                     "--max-gflop", fmt::format("{}", opt.max_gflop),
                                      "--threads", std::to_string(opt.threads),
                                      "--timeout", fmt::format("{}", opt.timeout_s),
                                      task.path.string()};
@@ -142,7 +157,8 @@ ExtraSets oracle_extra_sets(Workspace& ws, const TaskInfo& task, int seeds, int 
       } catch (const std::exception&) {
       }
       if (reason.empty()) reason = "the oracle " + r.describe() + ": " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0);
-      throw Error("task " + task.id + " (extra input sets): " + reason);
+      throw OracleError(r.timed_out ? OracleError::Why::Timeout : OracleError::Why::Failed,
+                        "task " + task.id + " (extra input sets): " + reason);
     }
     std::error_code ec;
     fs::rename(tmp, dir, ec);

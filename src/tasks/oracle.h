@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.h"
 #include "tasks/task.h"
 
 namespace evk {
@@ -16,6 +17,7 @@ class Config;
 
 struct OracleOptions {
   int64_t max_elements = 0;
+  double max_gflop = 0;  // bound on one forward's FLOPs when fitting (0: none)
   int threads = 1;
   int timing_runs = 20;
   double timeout_s = 300;
@@ -28,8 +30,18 @@ OracleOptions oracle_options(const Config& c);
 // Short hash of oracle/evk_oracle.py: part of every cache key, so a changed oracle recomputes.
 std::string oracle_hash();
 
-// Produces (or reuses) the reference of a task for a seed. Throws Error with the task's own
-// reason when the task is broken.
+// Why a task has no reference: the oracle found its file broken (and says why), a step ran past
+// oracle.timeout_s, or the oracle process failed otherwise (killed, out of memory).
+struct OracleError : Error {
+  enum class Why { Broken, Timeout, Failed };
+  OracleError(Why w, const std::string& what) : Error(what), why(w) {}
+  Why why;
+};
+// "broken file", "oracle timeout", "no reference": the head of a skipped task's reason.
+const char* why_name(OracleError::Why w);
+
+// Produces (or reuses) the reference of a task for a seed. Throws OracleError with the task's
+// own reason when no reference can be made.
 Reference oracle_reference(Workspace& ws, const TaskInfo& task, int seed,
                            const OracleOptions& opt);
 
@@ -41,6 +53,8 @@ struct ExtraSets {
   std::vector<std::pair<std::string, Reference>> sets;
   std::map<std::string, std::string> skipped;
 };
+// Variant sets the verifier times with (and a run prepares before its first attempt).
+constexpr int kVariantSets = 2;
 ExtraSets oracle_extra_sets(Workspace& ws, const TaskInfo& task, int seeds, int variants,
                             const OracleOptions& opt);
 

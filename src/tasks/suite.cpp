@@ -53,6 +53,12 @@ static TaskInfo info_from_json(const json& j, TaskInfo t) {
   t.level = j.value("level", 0);
   t.doc = j.value("doc", "");
   t.input_elements = j.value("input_elements", int64_t{0});
+  if (j.contains("fit") && j["fit"].is_object()) {
+    const json& f = j["fit"];
+    t.elements = f.at("elements").at(1).get<int64_t>();
+    t.flops = f.at("flops").at(1).get<int64_t>();
+    t.within_bounds = f.value("within_bounds", true);
+  }
   if (j.contains("constants"))
     for (auto& [k, v] : j["constants"].items()) t.constants[k] = v.get<int64_t>();
   if (j.contains("fitted"))
@@ -60,8 +66,33 @@ static TaskInfo info_from_json(const json& j, TaskInfo t) {
   return t;
 }
 
+// Levels from the folder's manifest: task id -> level. UsageError naming the file when it is
+// malformed.
+static std::map<std::string, int> manifest_levels(const fs::path& dir) {
+  std::map<std::string, int> out;
+  fs::path p = dir / kSuiteManifest;
+  if (!fs::exists(p)) return out;
+  try {
+    json j = json::parse(read_file(p));
+    for (auto& [k, v] : j.value("levels", json::object()).items()) out[k] = v.get<int>();
+  } catch (const json::exception& e) {
+    throw UsageError(p.string() + " is malformed (" + e.what() +
+                     "): it must be {\"levels\": {\"TASK_ID\": N, ...}}");
+  }
+  return out;
+}
+
 Suite load_suite(Workspace& ws, const std::string& suite, int64_t max_elements,
                  double timeout_s) {
+  OracleOptions fit;
+  fit.max_elements = max_elements;
+  return load_suite(ws, suite, fit, timeout_s);
+}
+
+Suite load_suite(Workspace& ws, const std::string& suite, const OracleOptions& fit,
+                 double timeout_s) {
+  const int64_t max_elements = fit.max_elements;
+  const std::string bounds = fmt::format("m{}-g{}", max_elements, fit.max_gflop);
   Suite s;
   s.name = suite;
   s.dir = resolve_suite_dir(suite);
@@ -85,7 +116,8 @@ Suite load_suite(Workspace& ws, const std::string& suite, int64_t max_elements,
     t.path = files[i];
     t.source = read_file(files[i]);
     t.content_hash = sha256_hex(t.source);
-    fs::path cached = cache / fmt::format("{}-m{}-o{}.json", t.content_hash.substr(0, 24), max_elements, oracle_hash());
+    fs::path cached =
+        cache / fmt::format("{}-{}-o{}.json", t.content_hash.substr(0, 24), bounds, oracle_hash());
     if (fs::exists(cached))
       t = info_from_json(json::parse(read_file(cached)), t);
     else
@@ -94,6 +126,7 @@ Suite load_suite(Workspace& ws, const std::string& suite, int64_t max_elements,
   if (!todo.empty()) {
     std::vector<std::string> argv = {python_path(), (data_root() / "oracle" / "evk_oracle.py").string(),
                                      "describe", "--max-elements", std::to_string(max_elements),
+                                     "--max-gflop", fmt::format("{}", fit.max_gflop),
                                      "--timeout", fmt::format("{}", timeout_s / 2)};
     for (size_t i : todo) argv.push_back(tasks[i].path.string());
     ProcessOptions opt;
@@ -111,8 +144,9 @@ Suite load_suite(Workspace& ws, const std::string& suite, int64_t max_elements,
       TaskInfo& t = tasks[todo[k++]];
       json j = json::parse(line);
       t = info_from_json(j, t);
-      write_file_atomic(cache / fmt::format("{}-m{}-o{}.json", t.content_hash.substr(0, 24), max_elements, oracle_hash()),
-                        j.dump());
+      write_file_atomic(
+          cache / fmt::format("{}-{}-o{}.json", t.content_hash.substr(0, 24), bounds, oracle_hash()),
+          j.dump());
     }
     for (; k < todo.size(); ++k) {
       TaskInfo& t = tasks[todo[k]];
@@ -121,6 +155,9 @@ Suite load_suite(Workspace& ws, const std::string& suite, int64_t max_elements,
                 (r.err.empty() ? "" : ": " + tail(r.err, 400));
     }
   }
+  auto levels = manifest_levels(s.dir);
+  for (auto& t : tasks)
+    if (auto it = levels.find(t.id); it != levels.end()) t.level = it->second;
   s.tasks = std::move(tasks);
   return s;
 }

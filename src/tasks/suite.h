@@ -19,10 +19,21 @@ struct Suite {
 // task files.
 std::filesystem::path resolve_suite_dir(const std::string& suite);
 
+struct OracleOptions;
+
 // Lists and describes every task (one oracle process for the whole folder, cached per task
-// content and max_elements). A broken task is returned with ok=false and its reason.
+// content and fitting bounds), fitted to the bounds of `fit` (max_elements, max_gflop): the
+// same fitting the oracle's references get. A broken task is returned with ok=false and its
+// reason. Levels come from the folder's manifest (kSuiteManifest) where it has one.
+Suite load_suite(Workspace& ws, const std::string& suite, const OracleOptions& fit,
+                 double timeout_s = 120);
+// The same with only an element bound.
 Suite load_suite(Workspace& ws, const std::string& suite, int64_t max_elements,
                  double timeout_s = 120);
+
+// A suite folder's manifest: JSON {"levels": {"TASK_ID": N, ...}} (written by `evokernel tasks
+// select`), so a selection of KernelBench problems keeps each problem's level.
+inline constexpr const char* kSuiteManifest = "evokernel-suite.json";
 
 // Finds a task by id; UsageError listing close ids when absent.
 const TaskInfo& find_task(const Suite& s, const std::string& id);

@@ -17,13 +17,18 @@ namespace evk {
 struct TaskInfo {
   std::string id;
   std::filesystem::path path;
-  int level = 0;            // from the folder name (level1 -> 1), 0 when unknown
+  int level = 0;            // suite manifest, else the folder name (level1 -> 1), else 0
   std::string doc;          // first docstring line
   std::string source;       // the Python text
   std::string content_hash;
   bool ok = false;          // false: the task is broken, see error
   std::string error;
   int64_t input_elements = 0;
+  // After fitting: inputs + parameters + buffers, and the FLOPs of one forward (the oracle's
+  // count of torch calls on the meta device); within_bounds false where no size constant could
+  // shrink further.
+  int64_t elements = 0, flops = 0;
+  bool within_bounds = true;
   std::map<std::string, int64_t> constants;
   std::map<std::string, std::pair<int64_t, int64_t>> fitted;  // name -> (from, to)
 };

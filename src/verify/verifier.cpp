@@ -179,7 +179,7 @@ ExtraSets Verifier::extra_sets(const TaskInfo& task, int seeds) {
     m = slot.get();
   }
   std::lock_guard<std::mutex> g(*m);  // one oracle run per task, even across threads
-  return oracle_extra_sets(ws_, task, seeds, 2, oracle_);
+  return oracle_extra_sets(ws_, task, seeds, kVariantSets, oracle_);
 }
 
 Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const VerifyOptions& opt) {

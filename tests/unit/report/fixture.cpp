@@ -72,9 +72,9 @@ BuiltRun build_run(Workspace& ws, bool simulated, uint64_t seed) {
   mem.update({b.item_guard}, Stage::Draft, 1.0);  // from an earlier run (imported)
   b.q_guard_before = mem.q(b.item_guard, Stage::Draft);
 
-  log.put_task({"relu", 1, 4.0, 1 << 24, 2 << 25, false});
-  log.put_task({"matmul_square", 1, 5.0, 2LL << 30, 3 << 22, true});
-  log.put_task({"softmax_big", 2, 3.0, 1 << 26, 2 << 25, false});
+  log.put_task({"relu", 1, 4.0, 1 << 24, 2 << 25, false, ""});
+  log.put_task({"matmul_square", 1, 5.0, 2LL << 30, 3 << 22, true, ""});
+  log.put_task({"softmax_big", 2, 3.0, 1 << 26, 2 << 25, false, ""});
 
   Writer w{log, mem};
   const std::string good = "// relu v1\nint evk_forward() { return 0; }\n";

@@ -14,6 +14,7 @@ struct Event {
   int task_index = 0, task_count = 0;
   const Attempt* attempt = nullptr;
   std::string kind;
+  std::string reason;
 };
 
 Attempt make(const std::string& task, int idx, const Verdict& v) {
@@ -39,10 +40,10 @@ TEST(Progress, PlainModePrintsOneLinePerAttemptAndTaskWithoutControlCharacters) 
   ProgressPrinter p({.live = false, .budget = 4, .out = &out, .clock = [clock] { return clock->t; }});
   Attempt a1 = make("relu", 1, testing::failed("compile", false, "e"));
   Attempt a2 = make("relu", 2, testing::ok(2.0, 4.0, 0.1));
-  p(Event{"relu", 1, 2, nullptr, "task_start"});
-  p(Event{"relu", 1, 2, &a1, "attempt"});
-  p(Event{"relu", 1, 2, &a2, "attempt"});
-  p(Event{"relu", 1, 2, nullptr, "task_done"});
+  p(Event{"relu", 1, 2, nullptr, "task_start", ""});
+  p(Event{"relu", 1, 2, &a1, "attempt", ""});
+  p(Event{"relu", 1, 2, &a2, "attempt", ""});
+  p(Event{"relu", 1, 2, nullptr, "task_done", ""});
   p.finish();
   std::string s = out.str();
   EXPECT_EQ(s.find('\r'), std::string::npos);
@@ -60,9 +61,9 @@ TEST(Progress, LiveStatusLineShowsAccRatesSpeedUpsCostAndEta) {
   Attempt a1 = make("relu", 1, testing::ok(2.0, 4.0, 0.1));
   Attempt a2 = make("relu", 2, testing::ok(0.5, 4.0, 0.3));
   clock->t += 10;
-  p(Event{"relu", 1, 3, &a1, "attempt"});
+  p(Event{"relu", 1, 3, &a1, "attempt", ""});
   clock->t += 10;
-  copy(Event{"relu", 1, 3, &a2, "attempt"});
+  copy(Event{"relu", 1, 3, &a2, "attempt", ""});
   // 2 attempts in 20 s; left: relu 2 of 4, two unseen tasks 8: 10 attempts, 100 s.
   std::string line = p.status_line();
   EXPECT_NE(line.find("tasks 0/3 · 2 attempts · solved 1 (Acc 33%) · CR 100%"), std::string::npos)
@@ -71,7 +72,7 @@ TEST(Progress, LiveStatusLineShowsAccRatesSpeedUpsCostAndEta) {
       << line;
   EXPECT_NE(line.find("2000 tokens $0.02"), std::string::npos) << line;
   EXPECT_NE(line.find("ETA 1m40s"), std::string::npos) << line;
-  p(Event{"relu", 1, 3, nullptr, "task_done"});
+  p(Event{"relu", 1, 3, nullptr, "task_done", ""});
   // A finished task leaves its budget: 8 attempts left at 10 s each.
   EXPECT_NE(p.status_line().find("ETA 1m20s"), std::string::npos) << p.status_line();
   p.finish();
@@ -79,6 +80,24 @@ TEST(Progress, LiveStatusLineShowsAccRatesSpeedUpsCostAndEta) {
   EXPECT_NE(s.find("\r\x1b[2K"), std::string::npos);
   EXPECT_NE(s.find("done [1/3] relu: best 0.50 ms"), std::string::npos) << s;
   EXPECT_EQ(s.back(), '\n');
+}
+
+TEST(Progress, SkippedAndWarnedTasksGetTheirReasonOnALineAndCountAsDone) {
+  std::ostringstream out;
+  auto clock = std::make_shared<Clock>();
+  ProgressPrinter p({.live = false, .budget = 2, .out = &out, .clock = [clock] { return clock->t; }});
+  p(Event{"broken", 1, 3, nullptr, "task_skipped", "broken file: syntax error at line 4"});
+  p(Event{"relu", 2, 3, nullptr, "task_warning", "degenerate: input copy (...)"});
+  Attempt a1 = make("relu", 1, testing::ok(2.0, 4.0, 0.1));
+  p(Event{"relu", 2, 3, &a1, "attempt", ""});
+  p(Event{"relu", 2, 3, nullptr, "task_done", ""});
+  std::string text = out.str();
+  EXPECT_NE(text.find("skipped [1/3] broken: broken file: syntax error at line 4\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("warning [2/3] relu: degenerate: input copy"), std::string::npos) << text;
+  // Two of three done, one of them skipped; Acc over the tasks that could be attempted.
+  EXPECT_NE(p.status_line().find("tasks 2/3 (1 skipped)"), std::string::npos) << p.status_line();
+  EXPECT_NE(p.status_line().find("solved 1 (Acc 50%)"), std::string::npos) << p.status_line();
 }
 
 TEST(Progress, DurationFormat) {

@@ -101,7 +101,7 @@ TEST(HtmlReport, EscapesTheCodeOfAnUnsolvedTask) {
   {
     Workspace run_ws(store.run_dir(id));
     AttemptLog log(run_ws);
-    log.put_task({"relu", 1, 1.0, 0, 0, false});
+    log.put_task({"relu", 1, 1.0, 0, 0, false, ""});
     Attempt a;
     a.task = "relu";
     a.idx = 1;
