@@ -85,6 +85,7 @@ int main(int argc, char** argv) {
       cands.emplace_back(&find_task(suite, n),
                          read_file(data_root() / "tests/corpus/cpu/solutions" / (n + ".cpp")));
     VerifyOptions opt;
+    opt.backend = "cpu";
     opt.use_cache = false;
     opt.seeds = 2;
     opt.timing_budget_ms = 100;

@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   const TaskInfo& relu = find_task(s, "relu");
   const TaskInfo& mm = find_task(s, "matmul_square");
   VerifyOptions opt;
+  opt.backend = "cpu";
   opt.use_cache = false;
   std::string relu_src = solution("relu");
   // Warm the references and the peaks so that they do not count below.

@@ -34,6 +34,18 @@ struct Agent::TaskContext {
   }
 };
 
+static bool is_guide(const PromptItem& it) {
+  return std::find(it.tags.begin(), it.tags.end(), "guide") != it.tags.end();
+}
+
+// The run's Backend is the one source of truth: it names the memory's seed bundle and the
+// verifier's target, whatever the options said before.
+static AgentOptions bind_backend(AgentOptions opt, const Backend& backend) {
+  opt.memory.backend = backend.name();
+  opt.verify.backend = backend.name();
+  return opt;
+}
+
 Agent::Agent(Workspace& ws, Workspace& run_ws, Provider& llm, Verifier& verifier,
              const Backend& backend, AgentOptions opt, AgentListener listener)
     : Agent(ws, run_ws, llm, std::make_unique<LocalExecutor>(verifier), nullptr, backend,
@@ -52,7 +64,7 @@ Agent::Agent(Workspace& ws, Workspace& run_ws, Provider& llm, std::unique_ptr<Ex
       own_executor_(std::move(own)),
       executor_(executor ? *executor : *own_executor_),
       backend_(backend),
-      opt_(std::move(opt)),
+      opt_(bind_backend(std::move(opt), backend)),
       listener_(std::move(listener)),
       templates_(opt_.prompt_dir),
       memory_(run_ws, opt_.memory),
@@ -74,7 +86,23 @@ double Agent::epsilon_now() {
          std::pow(opt_.memory.epsilon_decay, static_cast<double>(log_.count()));
 }
 
+void Agent::require_guide() {
+  MemoryQuery q;
+  q.backend = backend_.name();
+  for (const auto& it : to_prompt(memory_.api_items(q)))
+    if (is_guide(it) && !it.body.empty()) return;
+  throw UsageError(fmt::format(
+      "the memory holds no guide for the {0} backend, so a model would be shown an empty "
+      "\"## Backend guide\": add {1} (kind api, tag guide) and seed it with `evokernel memory "
+      "seed --backend {0}`, or leave memory.auto_seed on",
+      backend_.name(), (backend_.knowledge_dir() / "guide.md").string()));
+}
+
 void Agent::run(const std::vector<const TaskInfo*>& tasks) {
+  {
+    std::lock_guard lk(writer_);
+    require_guide();
+  }
   std::atomic<size_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mu;
@@ -350,10 +378,6 @@ std::vector<int64_t> Agent::gather_context(TaskContext& tc, const MemoryQuery& q
   return ids;
 }
 
-static bool is_guide(const PromptItem& it) {
-  return std::find(it.tags.begin(), it.tags.end(), "guide") != it.tags.end();
-}
-
 PromptInputs Agent::prompt_inputs(const TaskContext& tc) const {
   PromptInputs in;
   in.backend = backend_.name();
@@ -402,6 +426,7 @@ std::vector<PromptItem> Agent::to_prompt(const std::vector<Item>& items) const {
 std::string Agent::first_prompt(const TaskInfo& task) {
   TaskContext tc = load(task);
   std::lock_guard lk(writer_);
+  require_guide();
   gather_context(tc, query_for(tc, backend_.name(), {}), Stage::Draft, 1);
   return templates_.system() + "\n---\n" + templates_.draft(prompt_inputs(tc));
 }

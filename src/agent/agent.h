@@ -105,6 +105,8 @@ class Agent {
   std::vector<PromptItem> api_context(const MemoryQuery& q);
   std::vector<int64_t> gather_context(TaskContext& tc, const MemoryQuery& q, Stage stage, int idx);
   uint64_t attempt_seed(const std::string& task, int idx) const;
+  // UsageError unless the memory holds a non-empty guide for the backend. Caller holds writer_.
+  void require_guide();
   double epsilon_now();
 
   Workspace& ws_;

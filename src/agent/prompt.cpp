@@ -25,6 +25,20 @@ std::string clip_lines(const std::string& s, size_t max_lines) {
   return s.substr(0, pos) + "// ... (cut)\n";
 }
 
+// Markdown cut inside a code block would leave its fence open and swallow the rest of the
+// prompt (the "## Answer" included): the block is closed.
+std::string close_open_fence(std::string s) {
+  bool open = false;
+  for (size_t pos = 0; pos < s.size();) {
+    if (s.compare(pos, 3, "```") == 0) open = !open;
+    size_t nl = s.find('\n', pos);
+    pos = nl == std::string::npos ? s.size() : nl + 1;
+  }
+  if (!open) return s;
+  if (!s.empty() && s.back() != '\n') s += "\n";
+  return s + "```\n";
+}
+
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
   std::string out;
   for (const auto& x : v) out += (out.empty() ? "" : sep) + x;
@@ -101,13 +115,29 @@ std::string render_fx_ops(const Reference& ref) {
   return s;
 }
 
+std::string nest_headings(const std::string& markdown) {
+  std::string out;
+  bool fence = false;
+  size_t pos = 0;
+  while (pos < markdown.size()) {
+    size_t nl = markdown.find('\n', pos);
+    std::string line = markdown.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos + 1);
+    pos = nl == std::string::npos ? markdown.size() : nl + 1;
+    if (line.rfind("```", 0) == 0) fence = !fence;
+    size_t hashes = line.find_first_not_of('#');
+    if (!fence && hashes > 0 && hashes != std::string::npos && line[hashes] == ' ') line = "##" + line;
+    out += line;
+  }
+  return out;
+}
+
 std::string render_memory(const std::vector<PromptItem>& items) {
   if (items.empty()) return "(none)\n";
   std::string s;
   for (const auto& it : items) {
     s += fmt::format("### [memory #{}] {}: {}\n", it.id, it.kind, it.title);
     if (!it.tags.empty()) s += "tags: " + join(it.tags, ", ") + "\n";
-    if (!it.body.empty()) s += clip_lines(it.body, 60);
+    if (!it.body.empty()) s += close_open_fence(clip_lines(nest_headings(it.body), 60));
     if (!it.body.empty() && it.body.back() != '\n') s += "\n";
     if (!it.feedback.empty()) s += "feedback: " + clip_lines(it.feedback, 12) + "\n";
     if (!it.code.empty()) s += "```cpp\n" + clip_lines(it.code, kMaxCodeLines) + "```\n";
@@ -146,7 +176,7 @@ static std::map<std::string, std::string> common_vars(const PromptInputs& in) {
   return {{"backend", in.backend},
           {"language", in.language},
           {"source_filename", in.source_filename},
-          {"guide", in.guide},
+          {"guide", nest_headings(in.guide)},
           {"task_id", in.task->id},
           {"level", std::to_string(in.task->level)},
           {"fitting_note", fitting_note(*in.task)},

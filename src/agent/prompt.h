@@ -56,6 +56,10 @@ std::string render_template(const std::string& tmpl, const std::map<std::string,
 std::string render_tensors(const Reference& ref);
 std::string render_fx_ops(const Reference& ref);
 std::string render_memory(const std::vector<PromptItem>& items);
+// `markdown` with every heading outside code fences two levels deeper ("# X" -> "### X"), so a
+// guide's or an item's own headings stay inside the prompt's "## " section that holds them
+// (for a model reading the structure, and for the sim, which splits the prompt on "## ").
+std::string nest_headings(const std::string& markdown);
 
 // Names of the operators in the fx op list, lower-case (relu, conv2d, linear, softmax, ...),
 // for exact-name lookup of api items.

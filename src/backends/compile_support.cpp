@@ -1,5 +1,7 @@
 #include "backends/compile_support.h"
 
+#include "backends/compiler_feedback.h"
+
 #include <fmt/format.h>
 
 #include <sstream>
@@ -8,15 +10,6 @@ namespace evk {
 namespace fs = std::filesystem;
 
 namespace {
-
-void strip_prefix(std::string& text, const fs::path& workdir) {
-  std::string prefix = workdir.string() + "/";
-  for (size_t p; (p = text.find(prefix)) != std::string::npos;) text.erase(p, prefix.size());
-}
-
-bool is_ptxas_resource_line(const std::string& line) {
-  return line.rfind("ptxas info", 0) == 0 || line.find("bytes stack frame") != std::string::npos;
-}
 
 // Feedback for a compiler that did not finish on its own, or did but failed.
 std::string failure_feedback(const ProcessResult& r, const std::string& log,
@@ -41,24 +34,10 @@ std::string failure_feedback(const ProcessResult& r, const std::string& log,
 }  // namespace
 
 std::string trim_compiler_output(std::string text, const fs::path& workdir, const TrimRule& rule) {
-  strip_prefix(text, workdir);
-  std::istringstream in(text);
-  std::string line, out;
-  int errors = 0;
-  bool keep = false;
-  while (std::getline(in, line)) {
-    if (rule.drop_ptxas_info && is_ptxas_resource_line(line)) continue;
-    bool is_error = line.find(rule.error_marker) != std::string::npos;
-    if (is_error && ++errors > 5) break;
-    if (is_error || line.find(rule.source_marker) != std::string::npos) keep = true;
-    if (keep) out += line + "\n";
-    if (out.size() > rule.cap) {
-      out += "...\n";
-      break;
-    }
-  }
-  if (out.empty()) out = text.substr(0, rule.cap);
-  return out;
+  FeedbackRule f;
+  f.cap = rule.cap;
+  f.drop_ptxas_info = rule.drop_ptxas_info;
+  return format_compiler_feedback(text, workdir, f);
 }
 
 ProcessOptions compiler_options(const fs::path& workdir, double timeout_s,

@@ -14,8 +14,9 @@
 
 namespace evk {
 
-// How compiler output becomes feedback: lines before the first error or source location are
-// dropped, at most 5 errors and about `cap` bytes are kept.
+// How compiler output becomes feedback: format_compiler_feedback (compiler_feedback.h) puts
+// the errors first, warnings in the room left, within `cap` bytes; it reads cap and
+// drop_ptxas_info (the markers are kept for the backends that set them).
 struct TrimRule {
   std::string error_marker = "error:";        // a line holding this counts as an error
   std::string source_marker = "kernel.cpp:";  // a line holding this starts the kept text

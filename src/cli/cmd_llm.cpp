@@ -71,7 +71,8 @@ void add_llm_command(CLI::App& app, Context& ctx) {
       "model or URL, timeout). The API key comes from EVK_API_KEY, else OPENAI_API_KEY, else "
       "llm.api_key, and is never printed.");
   ping->add_option("--model", args->model,
-                   "openai:MODEL, replay:FILE or sim (default: llm.model)");
+                   "openai:MODEL, \"cmd:TOOL ARGS\" (your program: messages as JSON on stdin, "
+                   "the reply on stdout), replay:FILE or sim (default: llm.model)");
   ping->add_option("--base-url", args->base_url,
                    "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: "
                    "llm.base_url)");

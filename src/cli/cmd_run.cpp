@@ -177,7 +177,6 @@ AgentOptions agent_options(Context& ctx, const Session& s) {
   o.freeze_memory = s.freeze_memory;
   o.prompt_dir = s.prompt_dir.empty() ? data_root() / "prompts" : fs::path(s.prompt_dir);
   o.verify = verify_options(cfg);
-  o.verify.backend = s.info.backend;
   o.oracle = oracle_options(cfg);
   std::string lint = cfg.str("tasks.lint");
   if (lint == "warn")
@@ -337,8 +336,9 @@ void add_run_options(CLI::App* c, RunArgs& a) {
                 "builtin:NAME or a folder of KernelBench task files; several, comma-separated");
   c->add_option("--tasks", a.tasks, "comma-separated task ids (default: the whole suite)");
   c->add_option("--model", a.model,
-                "openai:MODEL, replay:CASSETTE.jsonl or sim (the offline simulator; default "
-                "from config llm.model)");
+                "openai:MODEL, \"cmd:TOOL ARGS\" (your program per request: the messages as "
+                "JSON on stdin, the reply on stdout), replay:CASSETTE.jsonl or sim (the offline "
+                "simulator); default from config llm.model");
   c->add_option("--budget", a.budget, "attempts per task, drafting and refining together (30)");
   c->add_option("--seed", a.seed, "seed of the run (retrieval, sampling, the sim coder)");
   c->add_option("--parallel-tasks", a.parallel_tasks,
@@ -350,7 +350,10 @@ void add_run_options(CLI::App* c, RunArgs& a) {
   c->add_flag("--skip-degenerate", a.skip_degenerate,
               "leave out tasks the fairness lint finds degenerate (`evokernel tasks check`), "
               "recorded as skipped; without it they are only warned about (config tasks.lint)");
-  c->add_option("--backend", a.backend, "target backend: " + backend_help());
+  c->add_option("--backend", a.backend,
+                "target backend: " + backend_help() +
+                    " (default cpu); it decides the memory's knowledge bundle, the prompt, the "
+                    "verifier and the sim's code");
   c->add_option("--prompt-dir", a.prompt_dir, "folder with your copies of prompts/*.md");
   c->add_option("--memory-from", a.memory_from,
                 "start from a memory exported with `evokernel memory export`");

@@ -63,7 +63,8 @@ void add_verify_command(CLI::App& app, Context& ctx) {
       ->check(CLI::Range(1, 100));
   cmd->add_option("--jobs", a->jobs, "verifications at once (default: verify.jobs)")
       ->check(CLI::Range(1, 64));
-  cmd->add_option("--backend", a->backend, "target backend: " + backend_help() + " (default: cpu)");
+  cmd->add_option("--backend", a->backend, "target backend: " + backend_help())
+      ->default_val("cpu");
   cmd->add_flag("--no-cache", a->no_cache, "verify again even when a verdict is cached");
   add_executor_options(cmd, a->exec);
   cmd->callback([&ctx, a] {
@@ -79,7 +80,7 @@ void add_verify_command(CLI::App& app, Context& ctx) {
     apply_executor_flags(cfg, a->exec);
     VerifyOptions opt = verify_options(cfg);
     if (a->seeds > 0) opt.seeds = a->seeds;
-    if (!a->backend.empty()) opt.backend = a->backend;
+    opt.backend = a->backend;
     opt.use_cache = !a->no_cache;
     int jobs = a->jobs > 0 ? a->jobs : static_cast<int>(cfg.integer("verify.jobs"));
     OracleOptions oo = oracle_options(cfg);

@@ -2,6 +2,7 @@
 
 #include "llm/accountant.h"
 #include "llm/cassette.h"
+#include "llm/cmd.h"
 #include "llm/openai.h"
 #include "llm/sim.h"
 
@@ -16,6 +17,8 @@ std::unique_ptr<Provider> make_provider(const std::string& model, const Config& 
   } else if (model.rfind("openai:", 0) == 0) {
     priced_as = model.substr(7);
     base = std::make_unique<OpenAIProvider>(OpenAIOptions::from_config(cfg, priced_as));
+  } else if (model.rfind("cmd:", 0) == 0) {
+    base = std::make_unique<CmdProvider>(CmdOptions::from_config(cfg, model.substr(4)));
   } else if (model.rfind("replay:", 0) == 0) {
     if (model.size() == 7)
       throw UsageError("model 'replay:' names no cassette: use replay:FILE");
@@ -24,7 +27,8 @@ std::unique_ptr<Provider> make_provider(const std::string& model, const Config& 
   } else {
     throw UsageError("unknown model '" + model +
                      "': use openai:MODEL (any OpenAI-compatible endpoint at llm.base_url), "
-                     "replay:FILE or sim");
+                     "cmd:TOOL [ARGS] (your own program: messages as JSON on stdin, the reply "
+                     "on stdout), replay:FILE or sim");
   }
   // Accounting inside recording: a refused call is never recorded, and a cassette that
   // cannot be written fails the call only after its tokens were counted.

@@ -2,11 +2,12 @@
 //
 // Models are named "provider:model": "openai:gpt-5.2", "openai:deepseek-chat",
 // "openai:qwen3-coder" (any OpenAI-compatible endpoint; llm.base_url says where),
-// "replay:FILE" (answers from a recorded cassette) and "sim" (the offline coder).
+// "cmd:/path/to/tool args" (the user's own program per request, llm/cmd.h), "replay:FILE"
+// (answers from a recorded cassette) and "sim" (the offline coder).
 //
 // make_provider() returns a stack of decorators, outermost first:
 //   recording (when llm.record is set) -> accounting (budgets, tokens, cost; a shared
-//   Accountant) -> the base provider (openai / replay / sim).
+//   Accountant) -> the base provider (openai / cmd / replay / sim).
 // Invariants relied upon by callers:
 //   - complete() is thread-safe; the openai provider limits calls in flight (llm.concurrency)
 //     across every caller of the same provider object.
@@ -75,7 +76,8 @@ struct BudgetExceeded : Error {
 
 // A call that failed after its retries. kind is one of: "dns", "url", "refused", "tls",
 // "timeout", "connection", "http" (see http_status), "malformed" (unparseable reply),
-// "empty" (no choices), "replay_miss". The message is a full diagnosis meant for the user.
+// "empty" (no choices, or a cmd: tool that printed nothing), "cmd" (a cmd: tool that exited
+// non-zero), "replay_miss". The message is a full diagnosis meant for the user.
 struct ProviderError : Error {
   ProviderError(std::string kind_, const std::string& message, int http_status_ = 0,
                 int attempts_ = 1)
@@ -85,7 +87,7 @@ struct ProviderError : Error {
   int attempts = 1;
 };
 
-// Parses "openai:MODEL", "replay:FILE", "sim"; wraps always with accounting against
+// Parses "openai:MODEL", "cmd:TOOL [ARGS]", "replay:FILE", "sim"; wraps always with accounting against
 // `accountant` (shared by every provider given the same one: budgets and totals are per run),
 // then with a recorder when llm.record is set.
 // UsageError for an unknown prefix, an empty model name, or a missing key for an https endpoint

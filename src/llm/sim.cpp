@@ -142,6 +142,12 @@ GenResult generate_for_backend(const PromptView& p, const Plan& plan) {
   if (p.backend == "opencl") return generate_opencl(p, plan);
   GenResult r;
   r.ok = false;
+  if (p.backend.empty()) {
+    r.unknown_ops.push_back("every operator (the prompt names no backend: \"for the `NAME` "
+                            "backend\" in its first lines)");
+    r.code = "// The prompt names no backend; the offline coder does not guess one.\n";
+    return r;
+  }
   r.unknown_ops.push_back("every operator (no templates for the " + p.backend + " backend)");
   r.code = "// The offline coder has no templates for the " + p.backend + " backend.\n";
   return r;

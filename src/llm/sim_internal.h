@@ -58,7 +58,9 @@ struct FxOp {
 
 // Everything the sim takes from a prompt.
 struct PromptView {
-  std::string backend = "cpu";  // from "for the `NAME` backend" in the prompt's first lines
+  // From "for the `NAME` backend" in the prompt's first lines; empty when the prompt names
+  // none (then the sim writes no kernel rather than guess one).
+  std::string backend;
   bool refine = false;        // "## Start point" present
   bool has_ops = false;       // an fx op list was found
   bool not_traceable = false; // the op list says "(not traceable)"

@@ -140,14 +140,17 @@ Memory::Memory(Workspace& ws, MemoryParams p) : ws_(ws), p_(std::move(p)) {
   ws_.migrate("memory", kSchema);
   if (p_.knowledge_root.empty()) p_.knowledge_root = data_root() / "knowledge";
   reload_index();
-  if (!p_.auto_seed) return;
-  auto s = ws_.db().prepare("SELECT 1 FROM memory_meta WHERE key='seeded:cpu'");
+  if (!p_.auto_seed || p_.backend.empty()) return;
+  const std::string key = "seeded:" + p_.backend;
+  auto s = ws_.db().prepare("SELECT 1 FROM memory_meta WHERE key=?");
+  s.bind(1, key);
   if (s.step()) return;
-  fs::path dir = p_.knowledge_root / "cpu";
+  fs::path dir = p_.knowledge_root / p_.backend;
   if (!fs::is_directory(dir)) return;  // an installation without knowledge: nothing to seed
-  seed_from_knowledge(dir, "cpu");
-  ws_.db().prepare("INSERT OR REPLACE INTO memory_meta(key, value) VALUES('seeded:cpu', ?)")
-      .bind(1, iso_now())
+  seed_from_knowledge(dir, p_.backend);
+  ws_.db().prepare("INSERT OR REPLACE INTO memory_meta(key, value) VALUES(?, ?)")
+      .bind(1, key)
+      .bind(2, iso_now())
       .run();
 }
 

@@ -37,7 +37,11 @@ struct MemoryParams {
          sigma_min = 0.1, clip = 3;
   uint64_t seed = 0;
   double dedup_threshold = 0.95;
-  bool auto_seed = true;               // seed a new workspace from knowledge_root/cpu
+  // A new workspace is seeded from knowledge_root/<backend> (once: a meta key remembers it).
+  // The backend is the run's (the Agent sets it from its Backend); empty: nothing is seeded,
+  // so no command silently fills a memory with another backend's bundle.
+  bool auto_seed = true;
+  std::string backend;
   std::filesystem::path knowledge_root;  // empty: data_root()/knowledge
 };
 // From the memory.* config keys; UsageError on out-of-range values.

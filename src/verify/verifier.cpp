@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "backends/backend.h"
+#include "backends/compiler_feedback.h"
 #include "core/config.h"
 #include "core/error.h"
 #include "core/hash.h"
@@ -48,14 +49,15 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Builds the verdict gate by gate; the first failure is final.
+// Builds the verdict gate by gate; the first failure is final. Every failure's feedback is
+// capped (kFeedbackCap, verifier.h) and says when it was cut.
 struct Judge {
   Verdict v;
   bool fail(Gate g, const std::string& category, const std::string& feedback) {
     v.feasible = false;
     v.gate = g;
     v.category = category;
-    v.feedback = feedback;
+    v.feedback = cap_feedback(feedback, kFeedbackCap);
     std::string line = feedback.substr(0, feedback.find('\n'));
     v.gates.push_back({gate_name(g), false, line.substr(0, 300)});
     return false;
@@ -183,6 +185,9 @@ ExtraSets Verifier::extra_sets(const TaskInfo& task, int seeds) {
 }
 
 Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const VerifyOptions& opt) {
+  if (opt.backend.empty())
+    throw UsageError("no backend given to the verifier (VerifyOptions::backend is empty): name "
+                     "one of " + backend_help());
   auto t0 = std::chrono::steady_clock::now();
   std::string key = cache_key(task, source, opt);
   if (opt.use_cache) {

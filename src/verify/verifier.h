@@ -22,8 +22,14 @@ namespace evk {
 class Config;
 class Workspace;
 
+// Most bytes of a verdict's feedback (compile, mismatch, runtime, hack): a model reads it in
+// the next prompt, so a flood is cut, saying so.
+inline constexpr size_t kFeedbackCap = 4000;
+
 struct VerifyOptions {
-  std::string backend = "cpu";
+  // The target (make_backend name). No default: a run's Agent sets it from its Backend, the
+  // `verify` command from --backend, so no caller verifies for "cpu" by omission.
+  std::string backend;
   int seeds = 3;
   double atol = 1e-2, rtol = 1e-2, rel_norm_bound = 1e-2;  // a task's ATOL/RTOL win when set
   int threads = 1;

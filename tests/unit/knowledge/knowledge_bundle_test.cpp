@@ -115,6 +115,7 @@ TEST(KnowledgeBundle, KernelsNamingATaskPassTheVerifier) {
   oo.timing_runs = 3;
   Verifier verifier(ws, oo);
   VerifyOptions vo;
+  vo.backend = "cpu";
   vo.seeds = 2;
   vo.timing_budget_ms = 30;
   vo.timing_max_trials = 5;

@@ -69,6 +69,7 @@ TEST(Memory, SeedingIsIdempotentAndKeepsQWhenAFileChanges) {
   Workspace ws(d.path);
   MemoryParams p = test_params();
   p.auto_seed = true;
+  p.backend = "cpu";
   p.knowledge_root = k.path;
   int64_t guide_id = 0;
   {

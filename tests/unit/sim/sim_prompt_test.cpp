@@ -36,7 +36,7 @@ TEST(SimPy, ParsesModuleReprs) {
   EXPECT_THROW(parse_py("(1, 2"), std::runtime_error);
 }
 
-const char* kPrompt = R"(You are an expert kernel engineer.
+const char* kPrompt = R"(You are an expert kernel engineer. Write a kernel for the `cpu` backend.
 
 ## Task `t` (level 1)
 ```python

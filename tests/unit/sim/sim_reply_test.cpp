@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 
 std::string prompt(const std::string& tensors, const std::string& ops,
                    const std::string& memory = "(none)\n", const std::string& attempts = "(none yet)\n") {
-  return "You are an expert kernel engineer.\n\n## Backend guide\n(guide)\n\n## Task `t` (level 1)\n\n"
+  return "You are an expert kernel engineer. Write a kernel for the `cpu` backend.\n\n## Backend guide\n(guide)\n\n## Task `t` (level 1)\n\n"
          "```python\nclass Model: ...\n```\n\n## Tensors, in ABI order\n" + tensors +
          "\n## Operators (torch.fx graph, in execution order)\n" + ops + "\n## Retrieved memory\n" +
          memory + "\n## Your earlier attempts on this task\n" + attempts + "\n## Answer\nReply.\n";
@@ -24,7 +24,7 @@ std::string prompt(const std::string& tensors, const std::string& ops,
 
 std::string refine_prompt(const std::string& tensors, const std::string& ops, const std::string& start,
                           const std::string& memory = "(none)\n") {
-  return "You are an expert kernel engineer.\n\n## Tensors, in ABI order\n" + tensors +
+  return "You are an expert kernel engineer. Write a kernel for the `cpu` backend.\n\n## Tensors, in ABI order\n" + tensors +
          "\n## Operators (torch.fx graph, in execution order)\n" + ops +
          "\n## Start point\nattempt 3: 1.2000 ms (10.0% of roofline; 1.10x over PyTorch eager)\n```cpp\n" +
          start + "```\n\n## Children of this start point (variants tried from it)\n(none yet)\n\n"
@@ -119,6 +119,20 @@ TEST(Sim, NoPitfallsWhenSwitchedOff) {
   clean.pitfalls = false;
   for (uint64_t s = 0; s < 50; ++s)
     EXPECT_EQ(sim_reply(prompt(kLinearTensors, kLinearOps), s, clean).find("evk-pitfall"), std::string::npos);
+}
+
+// The backend comes from the prompt alone: a prompt that names none gets no kernel for a
+// guessed backend (it once defaulted to cpu).
+TEST(Sim, PromptNamingNoBackendGetsNoGuessedKernel) {
+  SimOptions clean;
+  clean.pitfalls = false;
+  std::string named = prompt(kLinearTensors, kLinearOps);
+  std::string unnamed = named;
+  unnamed.replace(unnamed.find(" Write a kernel for the `cpu` backend."), 38, "");
+  EXPECT_NE(sim_reply(named, 1, clean).find("evk_forward"), std::string::npos);
+  std::string r = sim_reply(unnamed, 1, clean);
+  EXPECT_EQ(r.find("evk_forward"), std::string::npos) << r;
+  EXPECT_NE(r.find("names no backend"), std::string::npos) << r;
 }
 
 TEST(Sim, UntraceableGraphGetsNoCode) {
