@@ -4,7 +4,7 @@
  *   static const char* kSource = R"evk_cl(
  *     __kernel void relu(__global const float* x, __global float* y, long n) {
  *       long i = get_global_id(0);
- *       if (i < n) y[i] = fmax(x[i], 0.0f);
+ *       if (i < n) y[i] = x[i] < 0.0f ? 0.0f : x[i];
  *     })evk_cl";
  *   extern "C" EVK_EXPORT int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32_t) {
  *     evk_cl::Runtime& rt = evk_cl::runtime(kSource);        // built once per process

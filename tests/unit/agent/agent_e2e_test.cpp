@@ -29,9 +29,9 @@ std::string kernel(const std::string& body) {
 
 // Correct but slow: exp and log per element cost far more than the operator itself.
 const std::string kSlowRelu =
-    kernel("  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? std::log(std::exp(x[i])) : 0.0f;");
+    kernel("  for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? 0.0f : std::log(std::exp(x[i]));");
 const std::string kFastRelu =
-    kernel("  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0.0f;");
+    kernel("  for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? 0.0f : x[i];");  // NaN stays NaN
 const std::string kZeros = kernel("  for (int64_t i = 0; i < n; ++i) y[i] = 0.0f;");
 const std::string kCompileError = kernel("  for (int64_t i = 0; i < n; ++i) y[i] = undefined_fn(x[i]);");
 const std::string kSlowAffine =
