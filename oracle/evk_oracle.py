@@ -828,8 +828,10 @@ def edge_set(mod, path, out_dir, gen):
             why.append(f"level {level}: forward raised {type(e).__name__}")
             continue
         bad = _nonfinite(ref) - base_bad
-        if level == 0 and (nans == 0 or bad > 2 * nans):
-            why.append("NaN does not stay local in this operator")
+        # NaN is only asked for where it comes out as NaN, near where it went in: an operator
+        # that absorbs it (argmax, comparisons, where) would judge a convention, not the math.
+        if level == 0 and (nans == 0 or bad == 0 or bad > 2 * nans):
+            why.append("NaN does not come out, or does not stay local, in this operator")
             continue
         if level > 0 and bad > 0:
             why.append(f"level {level}: the reference leaves the finite range")
