@@ -139,7 +139,7 @@ std::string Gen::fresh(const std::string& base) {
 namespace {
 const std::map<std::string, std::string>& helper_bodies() {
   static const std::map<std::string, std::string> h = {
-      {"op_relu", "(float v) { return v > 0.f ? v : 0.f; }"},
+      {"op_relu", "(float v) { return v < 0.f ? 0.f : v; }"},
       {"op_relu6", "(float v) { return v < 0.f ? 0.f : (v > 6.f ? 6.f : v); }"},
       {"op_sigmoid", "(float v) { return 1.f / (1.f + std::exp(-v)); }"},
       {"op_gelu", "(float v) { return 0.5f * v * (1.f + std::erf(v * 0.70710678118f)); }"},
