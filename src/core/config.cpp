@@ -28,6 +28,8 @@ const std::vector<ConfigKey>& config_keys() {
       // Verifier
       {"verify.threads", "1", "threads for candidates and the PyTorch baseline alike"},
       {"verify.seeds", "3", "seeds (fresh inputs) checked for correctness"},
+      {"verify.edge_set", "true", "also check an edge-case input set (+-0, subnormals, large values, NaN)"},
+      {"verify.second_shape", "true", "also check a second, smaller shape with odd extents"},
       {"verify.atol", "0.01", "absolute tolerance of the allclose check"},
       {"verify.rtol", "0.01", "relative tolerance of the allclose check"},
       {"verify.rel_norm_bound", "0.01", "bound on ||out - ref|| / ||ref||"},

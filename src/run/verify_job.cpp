@@ -20,8 +20,8 @@ using nlohmann::json;
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(VerifyOptions, backend, seeds, atol, rtol, rel_norm_bound,
                                    threads, compile_timeout_s, run_timeout_s, address_space_mb,
                                    timing_budget_ms, timing_max_trials, use_cache,
-                                   too_fast_fraction, static_source_gate)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OracleOptions, max_elements, threads, timing_runs, timeout_s,
+                                   too_fast_fraction, static_source_gate, edge_set, second_shape)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OracleOptions, max_elements, max_gflop, threads, timing_runs, timeout_s,
                                    python)
 
 namespace {

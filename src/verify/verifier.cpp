@@ -38,6 +38,8 @@ VerifyOptions verify_options(const Config& c) {
   o.address_space_mb = static_cast<uint64_t>(c.integer("verify.address_space_mb"));
   o.timing_budget_ms = c.real("verify.timing_budget_ms");
   o.timing_max_trials = static_cast<int>(c.integer("verify.timing_max_trials"));
+  o.edge_set = c.boolean("verify.edge_set");
+  o.second_shape = c.boolean("verify.second_shape");
   if (o.seeds < 1) throw UsageError("verify.seeds must be at least 1");
   if (o.threads < 1) throw UsageError("verify.threads must be at least 1");
   return o;
@@ -155,7 +157,10 @@ json verdict_key_options(const VerifyOptions& o) {
           {"timing_budget_ms", o.timing_budget_ms},
           {"timing_max_trials", o.timing_max_trials},
           {"too_fast_fraction", o.too_fast_fraction},
-          {"static_source_gate", o.static_source_gate}};
+          {"static_source_gate", o.static_source_gate},
+          {"edge_set", o.edge_set},
+          {"second_shape", o.second_shape},
+          {"jailed", !unsafe_no_jail()}};
 }
 
 std::string Verifier::cache_key(const TaskInfo& task, const std::string& source,
@@ -165,6 +170,7 @@ std::string Verifier::cache_key(const TaskInfo& task, const std::string& source,
             {"task", task.content_hash},
             {"oracle", oracle_hash()},
             {"max_elements", oracle_.max_elements},
+            {"max_gflop", oracle_.max_gflop},
             {"oracle_threads", oracle_.threads},
             {"timing_runs", oracle_.timing_runs},
             {"source", sha256_hex(source)},
@@ -253,6 +259,7 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
       }
       ExtraSets extra = extra_sets(task, opt.seeds);
       for (auto& [name, ref] : extra.sets) {
+        if ((name == "edge" && !opt.edge_set) || (name == "shape2" && !opt.second_shape)) continue;
         if (name == "edge") {
           sets.push_back(trial_set(ref, "the edge-case inputs",
                                    "the edge-case inputs (seed 0 with +-0, subnormals, large "

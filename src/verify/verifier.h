@@ -44,6 +44,10 @@ struct VerifyOptions {
   // false only in sandbox tests: lets hostile source reach the runner (the symbol checks and
   // the sandbox still apply).
   bool static_source_gate = true;
+  // The edge-case input set and the second shape (correctness a cheat cannot aim at). Off
+  // only where the coder cannot meet them by construction: the offline sim writes kernels
+  // specialised to the prompt's shapes (cli/context.cpp turns both off for --model sim).
+  bool edge_set = true, second_shape = true;
 };
 
 // verify.* from the effective config.

@@ -56,6 +56,7 @@ TEST_F(SimCuda, PitfallFreeDraftsPassTheStaticAndCompileGatesAndTheVerifier) {
     EXPECT_NE(code->find("__global__"), std::string::npos) << *code;
     EXPECT_EQ(gates(*code), "") << *code;
     VerifyOptions o;
+    o.edge_set = o.second_shape = false;  // as run sets them for the sim (cmd_run.cpp)
     o.backend = "cuda";
     o.seeds = 2;
     o.timing_budget_ms = 30;

@@ -27,6 +27,7 @@ class SimOpenCl : public SimFixture {
     auto code = extract_code(reply);
     EXPECT_TRUE(code.has_value()) << reply;
     VerifyOptions o;
+    o.edge_set = o.second_shape = false;  // as run sets them for the sim (cmd_run.cpp)
     o.backend = "opencl";
     o.seeds = seeds;
     o.timing_budget_ms = 30;

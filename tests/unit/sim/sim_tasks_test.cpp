@@ -19,6 +19,7 @@ class SimTasks : public SimFixture {
     auto code = extract_code(reply);
     EXPECT_TRUE(code.has_value()) << reply;
     VerifyOptions o;
+    o.edge_set = o.second_shape = false;  // as run sets them for the sim (cmd_run.cpp)
     o.backend = "cpu";
     o.seeds = seeds;
     o.timing_budget_ms = 30;
@@ -88,6 +89,7 @@ TEST_F(SimTasks, ForcedPitfallsMakeDraftsFail) {
 TEST_F(SimTasks, ReorderingAProductIsFaster) {
   const TaskInfo& t = task("level1", "matmul_square");
   VerifyOptions o;
+  o.edge_set = o.second_shape = false;  // as run sets them for the sim (cmd_run.cpp)
   o.backend = "cpu";
   o.seeds = 1;
   o.timing_budget_ms = 300;
