@@ -317,7 +317,7 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
   if (!a.quiet && !a.json_events)
     std::cout << fmt::format("run {}: {} task(s), method {}, model {}{}, budget {}\n", s.info.id,
                              tasks.size(), s.info.method, s.info.model,
-                             s.info.simulated ? " (simulated)" : "", s.info.budget);
+                             s.info.simulated ? " (simulated; edge-case and second-shape checks off)" : "", s.info.budget);
   try {
     agent.run(tasks);
     if (printer) printer->finish();
