@@ -23,6 +23,11 @@ double kwnum(const FxOp& op, const char* name, double def) {
 
 namespace {
 
+// lo <= v <= hi by comparisons, so that a NaN stays NaN as in PyTorch (fmin/fmax drop it).
+std::string clamped(const std::string& v, const std::string& lo, const std::string& hi) {
+  return "(" + v + " < " + lo + " ? " + lo + " : (" + v + " > " + hi + " ? " + hi + " : " + v + "))";
+}
+
 // The ops whose expression has a parameter or a variant.
 std::optional<std::string> unary_with_args(const std::string& t, const FxOp& op,
                                            const std::string& v, const std::string& f) {
@@ -33,7 +38,7 @@ std::optional<std::string> unary_with_args(const std::string& t, const FxOp& op,
     return "(" + v + " > 0.0f ? " + v + " : " + flt(kwnum(op, "alpha", 1.0)) + " * (exp" + f + "(" +
            v + ") - 1.0f))";
   if (t == "hardtanh")
-    return clamp(v, flt(kwnum(op, "min_val", -1.0)), flt(kwnum(op, "max_val", 1.0)));
+    return clamped(v, flt(kwnum(op, "min_val", -1.0)), flt(kwnum(op, "max_val", 1.0)));
   if (t == "gelu") {
     const Py* a =
         op.kind == "call_module" ? op.module.get("approximate") : op.kwargs.get("approximate");
@@ -52,7 +57,7 @@ std::optional<std::string> unary(const std::string& t, const FxOp& op, const std
   auto fn = [&](const char* name) { return std::string(name) + f + "("; };
   std::string softplus = "(" + v + " > 20.0f ? " + v + " : " + fn("log1p") + fn("exp") + v + ")))";
   if (t == "relu") return "(" + v + " < 0.0f ? 0.0f : " + v + ")";
-  if (t == "relu6") return clamp(v, "0.0f", "6.0f");
+  if (t == "relu6") return clamped(v, "0.0f", "6.0f");
   if (t == "sigmoid") return "1.0f / (1.0f + " + fn("exp") + "-" + v + "))";
   if (t == "tanh") return fn("tanh") + v + ")";
   if (t == "silu") return v + " / (1.0f + " + fn("exp") + "-" + v + "))";
@@ -63,8 +68,8 @@ std::optional<std::string> unary(const std::string& t, const FxOp& op, const std
   if (t == "softsign") return v + " / (1.0f + " + fn("fabs") + v + "))";
   if (t == "softplus") return softplus;
   if (t == "mish") return v + " * " + fn("tanh") + softplus.substr(1);
-  if (t == "hardsigmoid") return clamp("(" + v + " / 6.0f + 0.5f)", "0.0f", "1.0f");
-  if (t == "hardswish") return v + " * " + clamp("(" + v + " + 3.0f)", "0.0f", "6.0f") + " / 6.0f";
+  if (t == "hardsigmoid") return clamped("(" + v + " / 6.0f + 0.5f)", "0.0f", "1.0f");
+  if (t == "hardswish") return v + " * " + clamped("(" + v + " + 3.0f)", "0.0f", "6.0f") + " / 6.0f";
   return unary_with_args(t, op, v, f);
 }
 
