@@ -14,6 +14,7 @@
 //     than recorded is a miss. A miss names the key and the first difference from the
 //     closest recorded request.
 #pragma once
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -42,6 +43,12 @@ class ReplayProvider final : public Provider {
   Completion complete(const std::vector<Message>& messages,
                       const CompletionOptions& opt) override;
   std::string name() const override { return "replay:" + path_.string(); }
+  // A replay of what the offline sim answered is a simulated run too (same labels, same
+  // verifier settings as the run that was recorded).
+  bool simulated() const override {
+    return !models_.empty() && std::all_of(models_.begin(), models_.end(),
+                                           [](const std::string& m) { return m == "sim"; });
+  }
   size_t size() const { return entries_.size(); }
 
  private:

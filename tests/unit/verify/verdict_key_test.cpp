@@ -6,6 +6,7 @@
 
 #include "core/workspace.h"
 #include "verify/temp_dir.h"
+#include "verify/runner_client.h"
 #include "verify/verifier.h"
 
 namespace evk {
@@ -34,15 +35,21 @@ TEST(VerdictKey, EveryOptionThatCanChangeAVerdictChangesTheKey) {
       {"timing_max_trials", [](VerifyOptions& o) { o.timing_max_trials = 7; }},
       {"too_fast_fraction", [](VerifyOptions& o) { o.too_fast_fraction = 0.5; }},
       {"static_source_gate", [](VerifyOptions& o) { o.static_source_gate = false; }},
+      {"edge_set", [](VerifyOptions& o) { o.edge_set = false; }},
+      {"second_shape", [](VerifyOptions& o) { o.second_shape = false; }},
   };
-  // Each field of verdict_key_options has a change here (a new field needs one).
-  EXPECT_EQ(verdict_key_options(base).size(), changes.size());
+  // Each field of verdict_key_options has a change here (a new field needs one); the jail
+  // mode is process-wide and checked below.
+  EXPECT_EQ(verdict_key_options(base).size(), changes.size() + 1);
   std::set<std::string> keys = {v.cache_key(task, src, base)};
   for (const auto& [name, change] : changes) {
     VerifyOptions o = base;
     change(o);
     EXPECT_TRUE(keys.insert(v.cache_key(task, src, o)).second) << name << " does not change the key";
   }
+  set_unsafe_no_jail(true);
+  EXPECT_TRUE(keys.insert(v.cache_key(task, src, base)).second) << "the jail mode does not change the key";
+  set_unsafe_no_jail(false);
   VerifyOptions o = base;
   o.use_cache = false;  // whether to use the cache cannot change a verdict
   EXPECT_EQ(v.cache_key(task, src, o), v.cache_key(task, src, base));
