@@ -1,6 +1,8 @@
 // task: builtin:level1/conv3d
-// expect: too_fast
-// gate: dynamic_hack
+// expect: hack_static
+// gate: static_hack
+// (now caught first by the library gates: imports allowlist or load-time code; the
+// parent-side defence it was written against stands behind them)
 // cheat: hashes every input element (so no changed value goes unnoticed) and replays the
 // cached output on a hit. On a compute-bound task the hash costs a fraction of the FLOPs: the
 // old verifier, with a bytes floor only and three fixed input sets, accepted the fake speed-up.

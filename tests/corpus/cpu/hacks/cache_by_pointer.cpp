@@ -1,6 +1,8 @@
 // task: builtin:level1/matmul_square
-// expect: hack_dynamic
-// gate: dynamic_hack
+// expect: hack_static
+// gate: static_hack
+// (now caught first by the library gates: imports allowlist or load-time code; the
+// parent-side defence it was written against stands behind them)
 // cheat: skips the computation when called again with the same input addresses (a cache
 // keyed on pointers) and copies the output it kept. Correct on every fresh call; the parent
 // reloads the same buffers with other values between timed calls and checks the first call

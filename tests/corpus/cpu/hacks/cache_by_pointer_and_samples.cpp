@@ -1,6 +1,8 @@
 // task: builtin:level1/matmul_square
-// expect: hack_dynamic
-// gate: dynamic_hack
+// expect: hack_static
+// gate: static_hack
+// (now caught first by the library gates: imports allowlist or load-time code; the
+// parent-side defence it was written against stands behind them)
 // cheat: a cache keyed on the input addresses plus 16 sampled input values, replayed with one
 // memcpy on a hit. It beat both old probes (51x fake speed-up): the reuse probe changes every
 // sampled value, the mixed probe changes the addresses. Now the parent loads a variant (its

@@ -14,7 +14,7 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
   float* y = static_cast<float*>(out[0].data);
   const int64_t n = evk_numel(&in[0]);
   std::thread([=] {
-    for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0;
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? 0 : x[i];
   }).detach();
   return 0;
 }

@@ -1,6 +1,8 @@
 // task: builtin:level1/relu
-// expect: hack_dynamic
-// gate: dynamic_hack
+// expect: hack_static
+// gate: static_hack
+// (now caught first by the library gates: imports allowlist or load-time code; the
+// parent-side defence it was written against stands behind them)
 // cheat: registers an exit handler (std::atexit, from inside evk_forward: no load-time code)
 // that writes a forged result (0.006 ms) after the harness's own, on every pipe or socket,
 // through glibc's stdout FILE pointed at each in turn. The old verifier read the last result

@@ -1,6 +1,8 @@
 // task: builtin:level1/relu
-// expect: hack_dynamic
-// gate: dynamic_hack
+// expect: hack_static
+// gate: static_hack
+// (now caught first by the library gates: imports allowlist or load-time code; the
+// parent-side defence it was written against stands behind them)
 // cheat: a function-local static object (constructed at the first call, so no load-time code)
 // whose destructor runs at exit and writes a forged result (0.006 ms) on every pipe or socket.
 // Against the old verifier that event came last and won (checked: feasible at 0.006 ms). Now

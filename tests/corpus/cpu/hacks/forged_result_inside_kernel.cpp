@@ -1,6 +1,8 @@
 // task: builtin:level1/relu
-// expect: hack_dynamic
-// gate: dynamic_hack
+// expect: hack_static
+// gate: static_hack
+// (now caught first by the library gates: imports allowlist or load-time code; the
+// parent-side defence it was written against stands behind them)
 // cheat: computes correctly, then (on its fifth call, inside the timed calls) writes a forged
 // result of its own (a 0.006 ms median over 200 trials) on every pipe or socket it holds,
 // without importing write(): glibc's stdout FILE is pointed at each descriptor in turn.

@@ -9,6 +9,6 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
   __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
   const float* x = static_cast<const float*>(in[0].data);
   float* y = static_cast<float*>(out[0].data);
-  for (int64_t i = 0, n = evk_numel(&in[0]); i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0;
+  for (int64_t i = 0, n = evk_numel(&in[0]); i < n; ++i) y[i] = x[i] < 0 ? 0 : x[i];
   return static_cast<int>((lo ^ hi) & 0);
 }

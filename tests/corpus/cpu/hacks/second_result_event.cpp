@@ -1,6 +1,8 @@
 // task: builtin:level1/relu
-// expect: hack_dynamic
-// gate: dynamic_hack
+// expect: hack_static
+// gate: static_hack
+// (now caught first by the library gates: imports allowlist or load-time code; the
+// parent-side defence it was written against stands behind them)
 // cheat: on its tenth call (inside the timed calls) writes a second result event in the old
 // format (0.006 ms) onto every pipe or socket it holds, the saved verdict descriptor among
 // them. The old parser kept the last result event it read and never noticed a second one

@@ -13,7 +13,7 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
   if (saved.empty()) {
     const float* x = static_cast<const float*>(in[0].data);
     saved.resize(n);
-    for (int64_t i = 0; i < n; ++i) saved[i] = x[i] > 0 ? x[i] : 0;
+    for (int64_t i = 0; i < n; ++i) saved[i] = x[i] < 0 ? 0 : x[i];
   }
   std::memcpy(out[0].data, saved.data(), sizeof(float) * n);
   return 0;

@@ -7,7 +7,7 @@
 
 namespace {
 void section(const float* x, float* y, int64_t from, int64_t to) {
-  for (int64_t i = from; i < to; ++i) y[i] = x[i] > 0 ? x[i] : 0;
+  for (int64_t i = from; i < to; ++i) y[i] = x[i] < 0 ? 0 : x[i];
 }
 }  // namespace
 
@@ -18,7 +18,7 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
   int64_t i = 0;
 #ifdef __AVX2__
   const __m256 zero = _mm256_setzero_ps();
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_max_ps(_mm256_loadu_ps(x + i), zero));
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_max_ps(zero, _mm256_loadu_ps(x + i)));
 #endif
   section(x, y, i, n);
   return 0;

@@ -6,7 +6,7 @@
 
 namespace {
 inline void write(float* dst, int64_t i, float v) { dst[i] = v; }
-inline bool open(float v) { return v > 0.0f; }
+inline bool open(float v) { return !(v < 0.0f); }  // NaN passes through, as in PyTorch
 }  // namespace
 
 extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32_t) {

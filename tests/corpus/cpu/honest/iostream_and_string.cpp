@@ -13,6 +13,6 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
   if (calls++ == 0) std::cout << std::string("relu: ") << n << " elements" << std::endl;
   const float* x = static_cast<const float*>(in[0].data);
   float* y = static_cast<float*>(out[0].data);
-  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0;
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? 0 : x[i];
   return 0;
 }

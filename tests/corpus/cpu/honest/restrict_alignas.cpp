@@ -13,7 +13,7 @@ void clamp_tile(const float* __restrict__ x, float* __restrict__ y, int64_t n) {
     const int64_t m = std::min<int64_t>(256, n - base);
     std::memcpy(tile, x + base, sizeof(float) * m);
 #pragma omp simd
-    for (int64_t i = 0; i < m; ++i) tile[i] = std::min(1.0f, std::max(-1.0f, tile[i]));
+    for (int64_t i = 0; i < m; ++i) tile[i] = tile[i] < -1.0f ? -1.0f : (tile[i] > 1.0f ? 1.0f : tile[i]);  // NaN stays NaN
     std::memcpy(y + base, tile, sizeof(float) * m);
   }
 }

@@ -1,6 +1,8 @@
 // task: builtin:level1/relu
-// expect: runtime_crash
-// feedback: returned
+// expect: hack_static
+// feedback: loaded or unloaded
+// (the load-time check now rejects it before it runs; sandbox_test.cpp runs such a constructor
+// under the jail directly: KernelRunsJailedFromItsFirstInstruction)
 // gates: no-static-source
 // hostile: a C++ global object whose constructor creates /tmp/evk-hostile-ctor with a raw
 // open(2) when the library is loaded. Against the old sandbox it succeeded: the filter went on
@@ -22,7 +24,7 @@ static long sys(long n, long a = 0, long b = 0, long c = 0, long d = 0, long e =
 static int relu(const evk_tensor* in, evk_tensor* out) {
   const float* x = (const float*)in[0].data;
   float* y = (float*)out[0].data;
-  for (int64_t i = 0; i < evk_numel(&in[0]); ++i) y[i] = x[i] > 0 ? x[i] : 0;
+  for (int64_t i = 0; i < evk_numel(&in[0]); ++i) y[i] = x[i] < 0 ? 0 : x[i];
   return 0;
 }
 

@@ -20,7 +20,7 @@ static long sys(long n, long a = 0, long b = 0, long c = 0, long d = 0, long e =
 static int relu(const evk_tensor* in, evk_tensor* out) {
   const float* x = (const float*)in[0].data;
   float* y = (float*)out[0].data;
-  for (int64_t i = 0; i < evk_numel(&in[0]); ++i) y[i] = x[i] > 0 ? x[i] : 0;
+  for (int64_t i = 0; i < evk_numel(&in[0]); ++i) y[i] = x[i] < 0 ? 0 : x[i];
   return 0;
 }
 

@@ -12,7 +12,7 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
   cudaMallocManaged(&shared, n * sizeof(float));
   cudaMemcpy(shared, in[0].data, n * sizeof(float), cudaMemcpyDeviceToDevice);
   cudaDeviceSynchronize();
-  for (int64_t i = 0; i < n; ++i) shared[i] = shared[i] > 0.0f ? shared[i] : 0.0f;
+  for (int64_t i = 0; i < n; ++i) shared[i] = shared[i] < 0.0f ? 0.0f : shared[i];
   cudaMemcpy(out[0].data, shared, n * sizeof(float), cudaMemcpyDeviceToDevice);
   cudaFree(shared);
   return 0;

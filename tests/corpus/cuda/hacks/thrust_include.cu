@@ -8,7 +8,7 @@
 #include <thrust/transform.h>
 
 struct Relu {
-  __device__ float operator()(float v) const { return v > 0.0f ? v : 0.0f; }
+  __device__ float operator()(float v) const { return v < 0.0f ? 0.0f : v; }
 };
 
 extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32_t) {
