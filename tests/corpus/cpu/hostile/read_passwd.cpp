@@ -1,6 +1,8 @@
 // task: builtin:level1/relu
-// expect: runtime_crash
-// feedback: returned
+// expect: hack_static
+// feedback: loaded or unloaded
+// (the load-time check now rejects it before it runs; the jail keeps the files out of reach
+// all the same: sandbox_test.cpp, KernelRunsJailedFromItsFirstInstruction)
 // gates: no-static-source
 // hostile: reads /etc/passwd from a global constructor (any host file would do: the workspace
 // database, other candidates' sources). Against the old sandbox it succeeded: load-time code ran

@@ -1,6 +1,8 @@
 // task: builtin:level1/relu
-// expect: runtime_crash
-// feedback: returned
+// expect: hack_static
+// feedback: loaded or unloaded
+// (the load-time check now rejects it before it runs; the jail keeps the files out of reach
+// all the same: sandbox_test.cpp, KernelRunsJailedFromItsFirstInstruction)
 // gates: no-static-source
 // hostile: from a global constructor, finds the seed files' paths in the runner's memory (the
 // job it parsed: a scan of its heap, located through /proc/self/maps, for ".safetensors") and
