@@ -7,7 +7,7 @@
 static const char* kSource = R"evk_cl(
 __kernel void relu(__global const float* x, __global float* y, long n) {
   long i = get_global_id(0);
-  if (i < n) y[i] = fmax(x[i], 0.0f);
+  if (i < n) y[i] = x[i] < 0.0f ? 0.0f : x[i];  // NaN stays NaN, as in PyTorch
 }
 )evk_cl";
 
