@@ -126,6 +126,11 @@ class Harness {
     start_ = make_event();
     stop_ = make_event();
 
+    // The filter goes on before the library is loaded: its global constructors (nvcc's kernel
+    // registration among them) are candidate code too (runner/sandbox.h).
+    SandboxOptions sandbox;
+    sandbox.device = true;  // the driver's ioctls on the device nodes the jail binds in
+    install_sandbox(rep_fd_, sandbox);
     void* lib = ::dlopen(job_.library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) return load_error(std::string("cannot load the library: ") + ::dlerror());
     fn_ = reinterpret_cast<evk_forward_fn>(::dlsym(lib, "evk_forward"));
@@ -135,9 +140,6 @@ class Harness {
           "and include evokernel/kernel_abi.h");
     // Registering the library's kernels must not have broken the context.
     check(cudaDeviceSynchronize(), "synchronising after loading the library");
-    SandboxOptions sandbox;
-    sandbox.device = true;  // the driver's ioctls on the device nodes the jail binds in
-    install_sandbox(rep_fd_, sandbox);
     ctl_.emit({{"ready", true}});
     while (auto cmd = cmds_.next()) {
       std::string op = cmd->value("op", "");
