@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <regex>
 #include <sstream>
 
@@ -96,12 +98,30 @@ std::vector<std::string> CudaBackend::preprocess_argv(const std::string& nvcc) {
   return argv;
 }
 
+// nvcc on PATH may be a wrapper script (`exec /usr/local/cuda-13.0/bin/nvcc "$@"`), so the
+// folders are asked of nvcc itself: its dry run prints the -I and -isystem folders it passes
+// on. The folders beside the path given are the fallback when the dry run says nothing.
 std::vector<std::string> CudaBackend::include_dirs(const fs::path& nvcc) {
+  static std::mutex mu;
+  static std::map<std::string, std::vector<std::string>> cache;
+  std::lock_guard lock(mu);
+  auto& dirs = cache[nvcc.string()];
+  if (!dirs.empty()) return dirs;
+  ProcessOptions o;
+  o.timeout_s = 60;
+  ProcessResult r = run_process({nvcc.string(), "--dryrun", "-E", "-x", "cu", "/dev/null"}, o);
+  static const std::regex flag(R"re((?:-I|"-isystem" ")([^" ]+))re");
+  std::istringstream text(r.out + r.err);
+  for (std::string line; std::getline(text, line);) {
+    if (line.find("INCLUDES=") == std::string::npos) continue;  // `#$ INCLUDES="-I..."`
+    for (std::sregex_iterator it(line.begin(), line.end(), flag), end; it != end; ++it)
+      dirs.push_back(fs::path((*it)[1].str()).lexically_normal().string());
+  }
   fs::path root = nvcc.parent_path().parent_path();
   fs::path target = root / "targets" / "x86_64-linux" / "include";
-  return {target.lexically_normal().string(), (target / "cccl").lexically_normal().string(),
-          (root / "include").lexically_normal().string(),
-          (root / "include" / "cccl").lexically_normal().string()};
+  for (const fs::path& d : {target, target / "cccl", root / "include", root / "include" / "cccl"})
+    dirs.push_back(d.lexically_normal().string());
+  return dirs;
 }
 
 std::optional<fs::path> CudaBackend::nvcc_path() {

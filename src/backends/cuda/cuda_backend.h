@@ -36,7 +36,8 @@ class CudaBackend : public Backend {
   // The compile command of `nvcc` without its source, output, -shared and ptxas options: what
   // the static rules preprocess the candidate with (backends/preprocessed.h).
   static std::vector<std::string> preprocess_argv(const std::string& nvcc);
-  // The toolkit's include folders (for naming the headers a candidate includes).
+  // The toolkit's include folders (for naming the headers a candidate includes), as nvcc
+  // reports them (it may be a wrapper script elsewhere); cached per nvcc path.
   static std::vector<std::string> include_dirs(const std::filesystem::path& nvcc);
   // Where evk-runner-cuda is expected: beside evk-runner.
   static std::filesystem::path runner_executable();
