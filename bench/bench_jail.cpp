@@ -21,7 +21,7 @@
 #include "core/process.h"
 #include "core/tensor.h"
 #include "verify/runner_protocol.h"
-#include "verify/temp_dir.h"
+#include "core/temp_dir.h"
 
 using namespace evk;
 namespace fs = std::filesystem;

@@ -18,7 +18,7 @@
 #include "core/process.h"
 #include "core/workspace.h"
 #include "tasks/suite.h"
-#include "verify/temp_dir.h"
+#include "core/temp_dir.h"
 #include "verify/verifier.h"
 
 using namespace evk;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "backends/scratch_dir.h"
+#include "core/temp_dir.h"
 #include "core/paths.h"
 
 using namespace evk;
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
       if (e.path().extension() == ".cpp") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   {  // the one-time baseline libraries of the load-time check
-    ScratchDir warm;
+    TempDir warm("evk-scratch-");
     CompileResult r = cpu->compile(read_file(files.front()), warm.path(), 120);
     if (r.ok) (void)cpu->check_artifact(r.artifact);
   }
@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
   for (int rep = 0; rep < reps; ++rep)
     for (const auto& f : files) {
       std::string src = read_file(f);
-      ScratchDir dir;
+      TempDir dir("evk-scratch-");
       bool bad = false;
       CompileResult r;
       double a = seconds([&] { bad = cpu->static_check(src).has_value(); });

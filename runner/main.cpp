@@ -1,4 +1,4 @@
-// evk-runner: the sandboxed harness that loads and runs one candidate (DESIGN.md section 5).
+// evk-runner: the sandboxed harness that loads and runs one candidate (docs/architecture.md §6).
 //   evk-runner                 read a job (JSON, stdin), report JSON lines on stdout
 //   evk-runner --check-sandbox install the filter in child processes and check that what it
 //                              must stop is stopped (sockets, processes, exec, io_uring,

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "core/parallel.h"
 #include "core/paths.h"
 #include "memory/reward.h"
 #include "memory/writers.h"
@@ -103,26 +104,10 @@ void Agent::run(const std::vector<const TaskInfo*>& tasks) {
     std::lock_guard lk(writer_);
     require_guide();
   }
-  std::atomic<size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failure_mu;
-  auto worker = [&] {
-    for (size_t i = next++; i < tasks.size(); i = next++) {
-      try {
-        episode(*tasks[i], static_cast<int>(i) + 1, static_cast<int>(tasks.size()));
-      } catch (...) {
-        std::lock_guard lk(failure_mu);
-        if (!failure) failure = std::current_exception();
-        next = tasks.size();  // stop handing out tasks; the run stays resumable
-      }
-    }
-  };
-  int n = std::max(1, std::min<int>(opt_.parallel_tasks, static_cast<int>(tasks.size())));
-  std::vector<std::thread> pool;
-  for (int i = 1; i < n; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+  // The first failure stops the hand-out of tasks; the run stays resumable.
+  parallel_for(tasks.size(), opt_.parallel_tasks, [&](size_t i) {
+    episode(*tasks[i], static_cast<int>(i) + 1, static_cast<int>(tasks.size()));
+  });
 }
 
 Agent::TaskContext Agent::load(const TaskInfo& task) {
@@ -190,7 +175,7 @@ void Agent::episode(const TaskInfo& task, int index, int count) {
   if (listener_) listener_({task.id, index, count, nullptr, "task_done", ""});
 }
 
-// The query state of DESIGN.md section 6: task text + fx op list + current error category.
+// The query state of docs/architecture.md §5: task text + fx op list + current error category.
 static MemoryQuery query_for(const Agent::TaskContext& tc, const std::string& backend,
                              std::vector<ItemKind> kinds) {
   MemoryQuery q;
@@ -276,7 +261,7 @@ Attempt Agent::refine(TaskContext& tc, int idx) {
   a.prompt = tc.prompt;
   a.context_ids = context;
   ask_and_verify(tc, a);
-  // The start point is credited with the outcome too (DESIGN.md section 6).
+  // The start point is credited with the outcome too (docs/architecture.md §5).
   if (tc.start->trace_item) context.push_back(tc.start->trace_item);
   finish(tc, a, context, Stage::Refine);
   return a;
@@ -313,7 +298,7 @@ void Agent::finish(TaskContext& tc, Attempt& a, std::vector<int64_t> context, St
   context.erase(std::unique(context.begin(), context.end()), context.end());
   const Attempt* best = tc.best();
   if (is_infra(a.verdict.category)) {
-    // Says nothing about the kernel (DESIGN.md section 5): logged, so the budget and resume
+    // Says nothing about the kernel (docs/architecture.md §6): logged, so the budget and resume
     // stay exact, but no reward, no Q update, no memory item.
     a.reward_raw = a.reward = 0;
     std::lock_guard lk(writer_);

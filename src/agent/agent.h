@@ -1,6 +1,6 @@
 // The agent: per task, cold-start drafting until a kernel is feasible, then continual refining
-// for the rest of the budget, over one memory shared by all tasks of the run (DESIGN.md
-// sections 1, 6, 7). Reads top to bottom like the algorithm: run -> episode -> draft / refine.
+// for the rest of the budget, over one memory shared by all tasks of the run
+// (docs/architecture.md §3, §5). Reads top to bottom like the algorithm: run -> episode -> draft / refine.
 //
 // Resume invariant: every attempt commits in one transaction of the run database together
 // with all its memory effects (Q updates, normaliser, items, provenance). Everything an attempt

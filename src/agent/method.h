@@ -1,4 +1,4 @@
-// The methods compared in the paper, as switches on one loop (DESIGN.md section 7). Same
+// The methods compared in the paper, as switches on one loop (docs/architecture.md §3). Same
 // budget, same verifier; they differ only in what the prompt gets and what is learned.
 #pragma once
 #include <string>

@@ -1,4 +1,4 @@
-// A Backend is one compilation target (cpu now; opencl, cuda later): its source language, its
+// A Backend is one compilation target (cpu, opencl, cuda): its source language, its
 // static anti-hack rules, how to compile a candidate, and its knowledge bundle under
 // knowledge/<name>/. Adding a backend = a folder here + knowledge/<name>/ + one line in
 // make_backend (backend.cpp).

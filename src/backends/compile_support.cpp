@@ -69,7 +69,10 @@ CompileResult run_compiler(const std::vector<std::string>& argv, const ProcessOp
 
 std::string join_argv(const std::vector<std::string>& argv) {
   std::string s;
-  for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
+  for (const auto& a : argv) {
+    if (!s.empty()) s += ' ';
+    s += a;
+  }
   return s;
 }
 

@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "backends/scratch_dir.h"
+#include "core/temp_dir.h"
 #include "core/error.h"
 #include "core/paths.h"
 #include "core/process.h"
@@ -47,7 +47,7 @@ std::vector<LoadTimeCode> build_load_time_baselines(const BuildArgv& argv,
                                                     const std::vector<std::string>& sources) {
   std::vector<LoadTimeCode> out;
   for (const auto& text : sources) {
-    ScratchDir dir;
+    TempDir dir("evk-scratch-");
     std::filesystem::path src = dir.path() / "kernel.cpp", lib = dir.path() / "kernel.so";
     write_file_atomic(src, text);
     ProcessOptions o;

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "backends/scratch_dir.h"
+#include "core/temp_dir.h"
 #include "backends/source_scan.h"
 #include "core/error.h"
 #include "core/paths.h"
@@ -224,7 +224,7 @@ PreprocessOutcome preprocess_candidate(const std::string& src, const PreprocessS
     out.refusal = fmt::format("line {}: {}", ln, kTampered);
     return out;
   }
-  ScratchDir dir;
+  TempDir dir("evk-scratch-");
   write_file_atomic(dir.path() / spec.source_name, src);
   std::vector<std::string> argv = spec.argv;
   std::vector<std::string> dirs = gxx_search_dirs();

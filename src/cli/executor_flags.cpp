@@ -30,7 +30,8 @@ void apply_executor_flags(Config& cfg, const ExecutorArgs& a) {
       if (s.find_first_of(" \t") != std::string::npos)
         throw UsageError("--slurm-arg '" + s +
                          "' holds a space: give each sbatch argument as its own --slurm-arg");
-      args += (args.empty() ? "" : " ") + s;
+      if (!args.empty()) args += ' ';
+      args += s;
     }
     cfg.set("slurm.args", args, "flag");
   }

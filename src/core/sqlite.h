@@ -1,4 +1,5 @@
-// A thin RAII layer over SQLite's C API. One Db per thread; statements belong to their Db.
+// A thin RAII layer over SQLite's C API; statements belong to their Db. A Db is not
+// synchronised: threads that share one serialise their calls (Agent::writer_, Verifier::db_mu_).
 #pragma once
 #include <sqlite3.h>
 

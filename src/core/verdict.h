@@ -7,7 +7,7 @@
 
 namespace evk {
 
-// Gates in the order they run (DESIGN.md section 5). `gate` in a Verdict is the last gate
+// Gates in the order they run (docs/architecture.md §6). `gate` in a Verdict is the last gate
 // reached: the failing one, or Gate::Latency when feasible.
 enum class Gate { StaticHack = 1, Compile = 2, Correctness = 3, DynamicHack = 4, Latency = 5 };
 
@@ -20,8 +20,8 @@ struct GateOutcome {
 struct Verdict {
   bool feasible = false;
   Gate gate = Gate::StaticHack;
-  // "ok" when feasible; else one of: hack_static, compile, runtime_crash, timeout, wrong_shape,
-  // mismatch, hack_dynamic, too_fast, no_code, infra, no_device.
+  // "ok" when feasible; else one of: hack_static, compile, runtime_crash, timeout, mismatch,
+  // hack_dynamic, too_fast, no_code, infra, no_device.
   std::string category = "ok";
   std::string feedback;        // what an LLM can act on (trimmed compiler errors, mismatch stats)
   std::vector<GateOutcome> gates;

@@ -4,7 +4,7 @@
 #include "llm/cassette.h"
 #include "llm/cmd.h"
 #include "llm/openai.h"
-#include "llm/sim.h"
+#include "llm/sim_provider.h"
 
 namespace evk {
 

@@ -1,6 +1,6 @@
 // The memory bank: items shared across operators, their Q-values per stage, the refining
 // reward normaliser and provenance, in the workspace database (component "memory"), plus an
-// in-memory similarity index loaded once per process (DESIGN.md section 6).
+// in-memory similarity index loaded once per process (docs/architecture.md §5).
 //
 // Invariants relied upon:
 //  - Each write (an add, an update of the Q-values of one context, a normaliser step, one
@@ -11,7 +11,8 @@
 //    loaded and kept up to date as items are added; they are never stored separately, so they
 //    cannot disagree with the items.
 //  - Q starts at 0 for every (item, stage); a frozen memory writes nothing but provenance.
-//  - Not thread-safe: one Memory per thread, on that thread's Workspace (DESIGN: one writer).
+//  - Not thread-safe: a run shares one Memory among its workers, and every call goes through
+//    the caller's single-writer lock (Agent::writer_).
 #pragma once
 #include <cstdint>
 #include <filesystem>

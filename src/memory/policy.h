@@ -1,4 +1,4 @@
-// Phase B of retrieval: choosing N items from the recall pool (DESIGN.md section 6). Pure
+// Phase B of retrieval: choosing N items from the recall pool (docs/architecture.md §5). Pure
 // functions of the pool and a random generator, so the math is testable on its own.
 #pragma once
 #include <cstdint>

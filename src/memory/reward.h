@@ -1,5 +1,5 @@
-// Rewards of the two stages and the online normaliser of refining rewards (DESIGN.md
-// section 6). Pure functions; Memory persists the normaliser's statistics.
+// Rewards of the two stages and the online normaliser of refining rewards
+// (docs/architecture.md §5). Pure functions; Memory persists the normaliser's statistics.
 #pragma once
 #include <cstdint>
 

@@ -1,4 +1,4 @@
-// Builders of the items an agent adds after attempts (DESIGN.md section 6, Writes). They take
+// Builders of the items an agent adds after attempts (docs/architecture.md §5, Writes). They take
 // plain fields, know nothing about the agent or the verifier, and are deterministic.
 //
 // Tags carry the task's op names, the failure category and, for failures, the names from any

@@ -309,9 +309,9 @@ std::string speedups(const std::vector<RunData>& runs) {
 const std::vector<std::pair<std::string, std::string>>& known_categories() {
   static const std::vector<std::pair<std::string, std::string>> k = {
       {"no_code", "no code"},         {"hack_static", "static hack"}, {"compile", "compile"},
-      {"runtime_crash", "crash"},     {"timeout", "timeout"},         {"wrong_shape", "wrong shape"},
+      {"runtime_crash", "crash"},     {"timeout", "timeout"},
       {"mismatch", "mismatch"},       {"hack_dynamic", "dynamic hack"}, {"too_fast", "too fast"},
-      {"infra", "infra"}};
+      {"no_device", "no device"},     {"infra", "infra"}};
   return k;
 }
 
@@ -533,7 +533,7 @@ std::string footer(const std::vector<RunData>& runs) {
   std::string out = "<footer><ul>";
   if (any_sim)
     out += "<li><strong>SIMULATED</strong> runs used model <code>sim</code>: the offline coder "
-           "of DESIGN.md section 10, a stochastic program generator, not an LLM.</li>";
+           "of docs/architecture.md §8, a stochastic program generator, not an LLM.</li>";
   if (any_fitted)
     out += "<li>Tasks tagged <em>fitted</em> ran with input shapes scaled down to fit "
            "--max-elements; their latencies are not those of the original sizes.</li>";

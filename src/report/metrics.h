@@ -1,4 +1,4 @@
-// The paper's metrics (DESIGN.md section 9), computed from a run's attempts alone, so that
+// The paper's metrics (docs/architecture.md §9), computed from a run's attempts alone, so that
 // they can be recomputed at any time, for any run, and compared across runs.
 #pragma once
 #include <map>

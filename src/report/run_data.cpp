@@ -9,7 +9,7 @@
 namespace evk {
 
 const char* const kSimulatedNote =
-    "SIMULATED: model sim is the offline coder (DESIGN.md section 10), not an LLM";
+    "SIMULATED: model sim is the offline coder (docs/architecture.md §8), not an LLM";
 
 double run_alpha(const RunInfo& info) {
   const auto& o = info.options;

@@ -1,4 +1,4 @@
-// Where verifications run (DESIGN.md section 2, src/run/): an Executor takes one candidate and
+// Where verifications run (docs/architecture.md §1, src/run/): an Executor takes one candidate and
 // answers its verdict, blocking the caller, so the agent reads top to bottom. Implementations
 // decide where the verifier runs: `local` (this machine's process pool) or `slurm` (one batch
 // job per candidate on a cluster, slurm_executor.h). Whatever the place, the caller stays the

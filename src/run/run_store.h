@@ -17,7 +17,8 @@ namespace evk {
 
 struct RunInfo {
   int64_t id = 0;
-  std::string created, status;  // status: running, done, interrupted, failed
+  std::string created, status;  // running (or killed while running), done, stopped (a
+                                 // cost limit), interrupted (an error or a signal)
   std::string method, model, suite, backend;
   std::vector<std::string> tasks;
   int budget = 0;

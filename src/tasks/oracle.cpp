@@ -96,7 +96,7 @@ Reference oracle_reference(Workspace& ws, const TaskInfo& task, int seed,
                                    task.path.string()};
   ProcessOptions po;
   po.timeout_s = opt.timeout_s + 60;
-  // The fair baseline (DESIGN.md section 3): glibc keeps freed memory, as a caching allocator
+  // The fair baseline (docs/architecture.md §2): glibc keeps freed memory, as a caching allocator
   // would, so PyTorch does not pay page faults a preallocated kernel output never pays.
   po.env["MALLOC_MMAP_THRESHOLD_"] = "4294967296";
   po.env["MALLOC_TRIM_THRESHOLD_"] = "4294967296";

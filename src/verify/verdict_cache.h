@@ -1,5 +1,6 @@
 // The verifier's tables in the workspace database (component "verify"): cached verdicts, keyed
-// by everything that decides a verdict, and the machine's measured peaks.
+// by Verifier::cache_key (the task, the oracle, the source, this build, the runner and the
+// compiler, and every option that can change a verdict), and the machine's measured peaks.
 #pragma once
 #include <optional>
 #include <string>

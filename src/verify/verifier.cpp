@@ -8,6 +8,9 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
 #include <thread>
 
 #include "backends/backend.h"
@@ -15,10 +18,13 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/hash.h"
+#include "core/parallel.h"
+#include "core/paths.h"
+#include "core/process.h"
+#include "core/temp_dir.h"
 #include "core/workspace.h"
 #include "verify/compare.h"
 #include "verify/runner_client.h"
-#include "verify/temp_dir.h"
 #include "verify/trial.h"
 #include "verify/verdict_cache.h"
 
@@ -106,6 +112,29 @@ std::string phase_gate_text(const std::string& phase) {
   return phase.empty() ? "loading" : phase;
 }
 
+
+// What else decides a verdict besides the options: this program and the runner (a new gate or
+// check in either must not be answered from an older build's cache) and the compiler's
+// identity (`<compiler> --version`). Computed once per process and compile command.
+std::string toolchain_fingerprint(const std::string& compile_command) {
+  static std::mutex mu;
+  static std::map<std::string, std::string> memo;
+  std::lock_guard lk(mu);
+  auto [it, fresh] = memo.try_emplace(compile_command);
+  if (!fresh) return it->second;
+  auto file_bytes = [](const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  std::string compiler = compile_command.substr(0, compile_command.find(' '));
+  ProcessOptions po;
+  po.timeout_s = 30;
+  ProcessResult version = run_process({compiler, "--version"}, po);
+  it->second = sha256_hex(sha256_hex(file_bytes("/proc/self/exe")) + sha256_hex(file_bytes(runner_path())) +
+                          compile_command + version.out);
+  return it->second;
+}
+
 }  // namespace
 
 Verifier::Verifier(Workspace& ws, OracleOptions oracle) : ws_(ws), oracle_(std::move(oracle)) {
@@ -174,6 +203,7 @@ std::string Verifier::cache_key(const TaskInfo& task, const std::string& source,
             {"oracle_threads", oracle_.threads},
             {"timing_runs", oracle_.timing_runs},
             {"source", sha256_hex(source)},
+            {"toolchain", toolchain_fingerprint(make_backend(opt.backend)->compile_command())},
             {"options", verdict_key_options(opt)}};
   return sha256_hex(k.dump());
 }
@@ -450,23 +480,15 @@ std::vector<Verdict> verify_all(Verifier& v,
                                 const std::vector<std::pair<const TaskInfo*, std::string>>& jobs,
                                 const VerifyOptions& opt, int jobs_n) {
   std::vector<Verdict> out(jobs.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
-      try {
-        out[i] = v.verify(*jobs[i].first, jobs[i].second, opt);
-      } catch (const std::exception& e) {
-        out[i].feasible = false;
-        out[i].category = "infra";
-        out[i].feedback = e.what();
-      }
+  parallel_for(jobs.size(), jobs_n, [&](size_t i) {
+    try {
+      out[i] = v.verify(*jobs[i].first, jobs[i].second, opt);
+    } catch (const std::exception& e) {  // one job's fault is its verdict, not the batch's
+      out[i].feasible = false;
+      out[i].category = "infra";
+      out[i].feedback = e.what();
     }
-  };
-  int n = std::max(1, std::min<int>(jobs_n, static_cast<int>(jobs.size())));
-  std::vector<std::thread> pool;
-  for (int k = 1; k < n; ++k) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  });
   return out;
 }
 

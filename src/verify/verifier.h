@@ -1,4 +1,4 @@
-// The multi-gate verifier (DESIGN.md section 5): static anti-hack, compile, correctness on
+// The multi-gate verifier (docs/architecture.md §6): static anti-hack, compile, correctness on
 // several seeds, dynamic anti-hack, latency. The first failing gate ends the verification and
 // names a category; its feedback is written for an LLM to act on.
 // Invariants: nothing a candidate does (crash, hang, fork, flood, bombs) escapes its evk-runner

@@ -4,9 +4,13 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <filesystem>
+
 #include "core/error.h"
+#include "core/temp_dir.h"
 
 namespace evk {
 namespace {
@@ -73,6 +77,50 @@ TEST(Process, ReportsChildCpuTimeNotWallTime) {
   EXPECT_GT(busy.cpu_s, 0.05);
   EXPECT_LT(idle.cpu_s * 5, busy.cpu_s);
   EXPECT_LE(busy.cpu_s, busy.wall_s * 1.05 + 0.02);  // one thread: never more CPU than wall
+}
+
+TEST(Process, WallClockLimitKillsTheWholeGroup) {
+  ProcessOptions o;
+  o.timeout_s = 0.5;
+  // The grandchild would outlive a parent-only kill and hold the pipe open.
+  ProcessResult r = run_process({"/bin/sh", "-c", "sleep 30 & sleep 30"}, o);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_FALSE(r.ok());
+  EXPECT_LT(r.wall_s, 20);
+  EXPECT_NE(r.describe().find("timed out"), std::string::npos) << r.describe();
+}
+
+TEST(Process, ResourceLimitsHold) {
+  ProcessOptions as;
+  as.address_space_bytes = 64ull << 20;  // a 256 MiB allocation cannot succeed under 64 MiB
+  ProcessResult big = run_process(
+      {"/usr/bin/python3", "-c", "b = bytearray(256 << 20); print(len(b))"}, as);
+  EXPECT_FALSE(big.ok()) << big.out;
+
+  ProcessOptions cpu;
+  cpu.cpu_seconds = 1;
+  cpu.timeout_s = 60;
+  ProcessResult spin = run_process({"/bin/sh", "-c", "while :; do :; done"}, cpu);
+  EXPECT_FALSE(spin.timed_out);
+  // SIGXCPU at the soft limit, SIGKILL at the hard one: either way the CPU limit, not the clock.
+  EXPECT_TRUE(spin.term_signal == SIGXCPU || spin.term_signal == SIGKILL) << spin.describe();
+
+  ProcessOptions fsz;
+  fsz.file_size_bytes = 4096;
+  TempDir dir("evk-process-");
+  ProcessResult write = run_process(
+      {"/bin/sh", "-c", "head -c 100000 /dev/zero > " + (dir.path() / "f").string()}, fsz);
+  EXPECT_FALSE(write.ok());
+  EXPECT_LE(std::filesystem::file_size(dir.path() / "f"), 4096u);
+}
+
+TEST(Process, OutputBeyondTheCapIsCutAndSaidSo) {
+  ProcessOptions o;
+  o.output_cap = 1000;
+  ProcessResult r = run_process({"/bin/sh", "-c", "head -c 100000 /dev/zero | tr '\\0' x"}, o);
+  EXPECT_TRUE(r.ok()) << r.describe();
+  EXPECT_TRUE(r.out_truncated);
+  EXPECT_LE(r.out.size(), 1000u + 200u);  // the cap plus at most a truncation note
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ Result run(const std::string& args) {
 
 TEST(MemoryCli, SeedListShowExportImportAndErrors) {
   testing::TempDir a, b;
-  std::string wa = "--workspace " + a.path.string(), wb = "--workspace " + b.path.string();
+  std::string wa = "--workspace " + a.path().string(), wb = "--workspace " + b.path().string();
   std::string kdir = (testing::test_knowledge() / "cpu").string();
 
   auto help = run("memory --help");
@@ -56,7 +56,7 @@ TEST(MemoryCli, SeedListShowExportImportAndErrors) {
   EXPECT_NE(stats.out.find("items: 4"), std::string::npos) << stats.out;
 
   EXPECT_EQ(run("memory top --stage refine -n 5 " + wa).code, 0);
-  std::string file = (a.path / "m.jsonl").string();
+  std::string file = (a.path() / "m.jsonl").string();
   EXPECT_EQ(run("memory export " + file + " " + wa).code, 0);
   auto imp = run("memory import " + file + " --exclude-tasks relu,gelu " + wb);
   EXPECT_EQ(imp.code, 0) << imp.out;

@@ -36,7 +36,7 @@ TEST(CrashSafety, KilledWriterLeavesNoHalfWrittenItem) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     try {
-      Workspace ws(d.path);
+      Workspace ws(d.path());
       Memory m(ws, testing::test_params());
       for (int i = 0; i < 1000000; ++i) {
         Item it = testing::trace_item("task" + std::to_string(i % 7), "item " + std::to_string(i), body_for(i));
@@ -50,14 +50,14 @@ TEST(CrashSafety, KilledWriterLeavesNoHalfWrittenItem) {
     _exit(0);
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (count_items(d.path) < 40 && std::chrono::steady_clock::now() < deadline)
+  while (count_items(d.path()) < 40 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ASSERT_EQ(kill(pid, SIGKILL), 0);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the writer stopped before it was killed";
 
-  Workspace ws(d.path);
+  Workspace ws(d.path());
   auto ic = ws.db().prepare("PRAGMA integrity_check");
   ASSERT_TRUE(ic.step());
   EXPECT_EQ(ic.text(0), "ok");

@@ -4,21 +4,15 @@
 #include <filesystem>
 #include <string>
 
+#include "core/temp_dir.h"
 #include "core/workspace.h"
 #include "memory/memory.h"
 
 namespace evk::testing {
 
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "evk-memory-XXXXXX").string();
-    path = mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
+// A test's private folder, removed with what is in it (core/temp_dir.h).
+struct TempDir : evk::TempDir {
+  TempDir() : evk::TempDir("evk-memory-") {}
 };
 
 inline std::filesystem::path test_knowledge() {

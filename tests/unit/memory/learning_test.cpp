@@ -17,7 +17,7 @@ struct Outcome {
 
 Outcome simulate(const std::string& policy, uint64_t seed) {
   testing::TempDir d;
-  Workspace ws(d.path);
+  Workspace ws(d.path());
   MemoryParams p = testing::test_params();
   p.n = 4;
   p.lambda = 5;  // pool of 20

@@ -19,7 +19,7 @@ using testing::trace_item;
 
 TEST(Memory, AddGetRoundTripsEveryField) {
   TempDir d;
-  Workspace ws(d.path);
+  Workspace ws(d.path());
   Memory m(ws, test_params());
   Item it = trace_item("relu", "relu: failed (compile)", "int evk_forward() { return 0 }");
   it.feedback = "error: expected ';'";
@@ -46,7 +46,7 @@ TEST(Memory, AddGetRoundTripsEveryField) {
 
 TEST(Memory, IdenticalAndNearDuplicateItemsAreMerged) {
   TempDir d;
-  Workspace ws(d.path);
+  Workspace ws(d.path());
   Memory m(ws, test_params());
   std::string code;
   for (int i = 0; i < 60; ++i) code += "y[i" + std::to_string(i) + "] = relu_value(x[i], alpha_" + std::to_string(i) + ");\n";
@@ -65,12 +65,12 @@ TEST(Memory, IdenticalAndNearDuplicateItemsAreMerged) {
 
 TEST(Memory, SeedingIsIdempotentAndKeepsQWhenAFileChanges) {
   TempDir d, k;
-  std::filesystem::copy(testing::test_knowledge() / "cpu", k.path / "cpu");
-  Workspace ws(d.path);
+  std::filesystem::copy(testing::test_knowledge() / "cpu", k.path() / "cpu");
+  Workspace ws(d.path());
   MemoryParams p = test_params();
   p.auto_seed = true;
   p.backend = "cpu";
-  p.knowledge_root = k.path;
+  p.knowledge_root = k.path();
   int64_t guide_id = 0;
   {
     Memory m(ws, p);  // a new workspace seeds itself
@@ -78,14 +78,14 @@ TEST(Memory, SeedingIsIdempotentAndKeepsQWhenAFileChanges) {
     auto items = m.list(ItemKind::Api);
     ASSERT_EQ(items.size(), 2u);
     guide_id = items[0].id;
-    EXPECT_EQ(m.seed_from_knowledge(k.path / "cpu", "cpu"), 0u);  // reloading changes nothing
+    EXPECT_EQ(m.seed_from_knowledge(k.path() / "cpu", "cpu"), 0u);  // reloading changes nothing
     m.update({guide_id}, Stage::Draft, 1.0);
   }
   Memory again(ws, p);  // reopening does not seed twice
   EXPECT_EQ(again.size(), 4u);
-  std::string text = evk::read_file(k.path / "cpu" / "guide.md") + "\nAlso: use restrict.\n";
-  evk::write_file_atomic(k.path / "cpu" / "guide.md", text);
-  EXPECT_EQ(again.seed_from_knowledge(k.path / "cpu", "cpu"), 1u);
+  std::string text = evk::read_file(k.path() / "cpu" / "guide.md") + "\nAlso: use restrict.\n";
+  evk::write_file_atomic(k.path() / "cpu" / "guide.md", text);
+  EXPECT_EQ(again.seed_from_knowledge(k.path() / "cpu", "cpu"), 1u);
   EXPECT_EQ(again.size(), 4u);
   Item g = again.get(guide_id);
   EXPECT_NE(g.body.find("use restrict"), std::string::npos);
@@ -94,7 +94,7 @@ TEST(Memory, SeedingIsIdempotentAndKeepsQWhenAFileChanges) {
 
 TEST(Memory, ApiItemsAreTheGuideThenExactOpNames) {
   TempDir d;
-  Workspace ws(d.path);
+  Workspace ws(d.path());
   Memory m(ws, test_params());
   m.seed_from_knowledge(testing::test_knowledge() / "cpu", "cpu");
   MemoryQuery q;
@@ -115,7 +115,7 @@ TEST(Memory, ApiItemsAreTheGuideThenExactOpNames) {
 
 TEST(Memory, UpdateTracksTheMeanRewardWithConstantAlpha) {
   TempDir d;
-  Workspace ws(d.path);
+  Workspace ws(d.path());
   MemoryParams p = test_params();
   p.alpha = 0.05;
   Memory m(ws, p);
@@ -154,7 +154,7 @@ Memory bank_for_pool(Workspace& ws, MemoryParams p, std::vector<int64_t>& ids) {
 
 TEST(Memory, EpsilonOneIsUniformOverThePoolAndEpsilonZeroTakesTopQ) {
   TempDir d;
-  Workspace ws(d.path);
+  Workspace ws(d.path());
   MemoryParams p = test_params();
   p.n = 2;
   p.lambda = 3;  // pool K = 6
@@ -196,7 +196,7 @@ TEST(Memory, EpsilonOneIsUniformOverThePoolAndEpsilonZeroTakesTopQ) {
 
 TEST(Memory, RefineNormaliserIsPersistedFlooredAndClipped) {
   TempDir d;
-  Workspace ws(d.path);
+  Workspace ws(d.path());
   MemoryParams p = test_params();
   p.sigma_min = 0.1;
   p.clip = 3;
@@ -217,7 +217,7 @@ TEST(Memory, RefineNormaliserIsPersistedFlooredAndClipped) {
 
 TEST(Memory, FrozenMemoryAddsAndLearnsNothing) {
   TempDir d;
-  Workspace ws(d.path);
+  Workspace ws(d.path());
   Memory m(ws, test_params());
   int64_t id = m.add(trace_item("relu", "a", "x"));
   m.set_frozen(true);
@@ -232,7 +232,7 @@ TEST(Memory, FrozenMemoryAddsAndLearnsNothing) {
 
 TEST(Memory, ExportThenImportIntoAnEmptyWorkspaceGivesTheSameItemsAndQ) {
   TempDir a, b, f;
-  Workspace wa(a.path), wb(b.path);
+  Workspace wa(a.path()), wb(b.path());
   Memory src(wa, test_params());
   src.seed_from_knowledge(testing::test_knowledge() / "cpu", "cpu");
   int64_t t1 = src.add(trace_item("relu", "relu try", "relu loop code"));
@@ -246,10 +246,10 @@ TEST(Memory, ExportThenImportIntoAnEmptyWorkspaceGivesTheSameItemsAndQ) {
   src.update({t1, g1}, Stage::Draft, 1.0);
   src.update({t2}, Stage::Refine, -0.5);
   src.normalise_refine_reward(0.3);
-  src.export_jsonl(f.path / "mem.jsonl");
+  src.export_jsonl(f.path() / "mem.jsonl");
 
   Memory dst(wb, test_params());
-  EXPECT_EQ(dst.import_jsonl(f.path / "mem.jsonl", {}), src.size());
+  EXPECT_EQ(dst.import_jsonl(f.path() / "mem.jsonl", {}), src.size());
   auto xs = src.list(std::nullopt), ys = dst.list(std::nullopt);
   ASSERT_EQ(xs.size(), ys.size());
   std::map<int64_t, int64_t> id_map;
@@ -268,7 +268,7 @@ TEST(Memory, ExportThenImportIntoAnEmptyWorkspaceGivesTheSameItemsAndQ) {
   EXPECT_EQ(dst.get(id_map[t2]).parent, id_map[t1]);
   EXPECT_EQ(dst.normaliser().n, 1);
   // Importing again adds nothing.
-  EXPECT_EQ(dst.import_jsonl(f.path / "mem.jsonl", {}), 0u);
+  EXPECT_EQ(dst.import_jsonl(f.path() / "mem.jsonl", {}), 0u);
   // Retrieval works on the imported bank (the index caught up).
   MemoryQuery q;
   q.text = "gelu tanh approximation";
@@ -278,9 +278,9 @@ TEST(Memory, ExportThenImportIntoAnEmptyWorkspaceGivesTheSameItemsAndQ) {
 
   // --exclude-tasks: the gelu trace and experience stay out, knowledge and relu come in.
   TempDir c;
-  Workspace wc(c.path);
+  Workspace wc(c.path());
   Memory held_out(wc, test_params());
-  EXPECT_EQ(held_out.import_jsonl(f.path / "mem.jsonl", {"gelu"}), src.size() - 2);
+  EXPECT_EQ(held_out.import_jsonl(f.path() / "mem.jsonl", {"gelu"}), src.size() - 2);
   for (const auto& it : held_out.list(std::nullopt)) EXPECT_NE(it.origin_task, "gelu");
   EXPECT_EQ(held_out.list(ItemKind::Api).size(), 2u);
   (void)e1;
@@ -288,7 +288,7 @@ TEST(Memory, ExportThenImportIntoAnEmptyWorkspaceGivesTheSameItemsAndQ) {
 
 TEST(Memory, PruneDropsOldUselessTracesOnly) {
   TempDir d;
-  Workspace ws(d.path);
+  Workspace ws(d.path());
   Memory m(ws, test_params());
   std::vector<int64_t> ids;
   for (int i = 0; i < 10; ++i)
@@ -314,7 +314,7 @@ TEST(Memory, PruneDropsOldUselessTracesOnly) {
 
 TEST(Memory, ProvenanceRecordsTheContextOfAnAttempt) {
   TempDir d;
-  Workspace ws(d.path);
+  Workspace ws(d.path());
   Memory m(ws, test_params());
   int64_t a = m.add(trace_item("relu", "a", "x one"));
   int64_t b = m.add(trace_item("relu", "b", "y two"));

@@ -31,7 +31,7 @@ struct Fixture : ::testing::Test {
   std::unique_ptr<Workspace> ws;
   int64_t id = 0;
   void SetUp() override {
-    ws = std::make_unique<Workspace>(tmp.path / "ws");
+    ws = std::make_unique<Workspace>(tmp.path() / "ws");
     id = testing::build_run(*ws).id;
   }
   RunData run() {
@@ -75,7 +75,7 @@ TEST_F(Fixture, ShowOfAnUnknownTaskNamesTheRunsTasks) {
 }
 
 TEST_F(Fixture, ExportWritesKernelsManifestAndMetrics) {
-  std::filesystem::path dir = tmp.path / "out" / "kernels";
+  std::filesystem::path dir = tmp.path() / "out" / "kernels";
   EXPECT_EQ(export_run(run(), dir), 2);
   EXPECT_EQ(read_file(dir / "relu.cpp"), "// relu v4 simd best\n");
   EXPECT_EQ(read_file(dir / "matmul_square.cpp"), "// matmul v2 blocked\n");
@@ -122,16 +122,16 @@ TEST(KernelFileName, KeepsSafeCharactersOnly) {
 // The commands as a user types them, against the real binary.
 TEST_F(Fixture, CommandLine) {
   auto cli = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), {EVK_CLI_PATH, "--workspace", (tmp.path / "ws").string()});
+    args.insert(args.begin(), {EVK_CLI_PATH, "--workspace", (tmp.path() / "ws").string()});
     ProcessOptions o;
-    o.cwd = tmp.path.string();
+    o.cwd = tmp.path().string();
     o.timeout_s = 120;
     return run_process(args, o);
   };
   ProcessResult rep = cli({"report", "--out", "r.html"});
   ASSERT_TRUE(rep.ok()) << rep.err;
   EXPECT_NE(rep.out.find("wrote r.html (run 1, SIMULATED)"), std::string::npos) << rep.out;
-  EXPECT_NE(read_file(tmp.path / "r.html").find("<table class=\"summary\">"), std::string::npos);
+  EXPECT_NE(read_file(tmp.path() / "r.html").find("<table class=\"summary\">"), std::string::npos);
 
   ProcessResult show = cli({"show", "relu"});
   EXPECT_TRUE(show.ok()) << show.err;
@@ -147,7 +147,7 @@ TEST_F(Fixture, CommandLine) {
   ProcessResult exp = cli({"export", "1", "outdir"});
   ASSERT_TRUE(exp.ok()) << exp.err;
   EXPECT_NE(exp.out.find("wrote 2 kernel(s) of 3 task(s) of run 1 (SIMULATED)"), std::string::npos);
-  EXPECT_TRUE(std::filesystem::exists(tmp.path / "outdir" / "manifest.json"));
+  EXPECT_TRUE(std::filesystem::exists(tmp.path() / "outdir" / "manifest.json"));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/temp_dir.h"
 #include "memory/memory.h"
 #include "run/run_store.h"
 
@@ -20,16 +21,9 @@ inline const char* kHostileCode =
     "int evk_forward(const evk_tensor* in, int32_t n, evk_tensor* out, int32_t m) {\n"
     "  for (int64_t i = 0; i < 10 && n > 0; ++i) {}\n  return 0;\n}\n";
 
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "evk-report-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
+// A test's private folder, removed with what is in it (core/temp_dir.h).
+struct TempDir : evk::TempDir {
+  TempDir() : evk::TempDir("evk-report-") {}
 };
 
 struct BuiltRun {

@@ -27,7 +27,7 @@ const MemoryItemView* find(const StageMemoryView& s, int64_t id) {
 
 TEST(MemoryView, TrajectoriesReplayTheRunAndEndAtTheStoredQ) {
   TempDir tmp;
-  Workspace ws(tmp.path / "ws");
+  Workspace ws(tmp.path() / "ws");
   BuiltRun b = testing::build_run(ws);
   RunStore store(ws);
   RunData r = load_run(store, b.id);
@@ -76,7 +76,7 @@ TEST(MemoryView, TrajectoriesReplayTheRunAndEndAtTheStoredQ) {
 
 TEST(MemoryView, AFrozenRunShowsNoTrajectories) {
   TempDir tmp;
-  Workspace ws(tmp.path / "ws");
+  Workspace ws(tmp.path() / "ws");
   BuiltRun b = testing::build_run(ws);
   RunStore store(ws);
   RunData r = load_run(store, b.id);
@@ -90,7 +90,7 @@ TEST(MemoryView, AFrozenRunShowsNoTrajectories) {
 
 TEST(MemoryView, ARunWithoutMemoryTablesHasNothingToShowAndIsNotWritten) {
   TempDir tmp;
-  Workspace ws(tmp.path / "ws");
+  Workspace ws(tmp.path() / "ws");
   RunStore store(ws);
   RunInfo info;
   info.method = "passk";

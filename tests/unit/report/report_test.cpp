@@ -28,7 +28,7 @@ struct Rendered {
 // Run 1 (sim) compared with run 2 (an LLM run of the same shape).
 std::unique_ptr<Rendered> render_two() {
   auto r = std::make_unique<Rendered>();
-  Workspace ws(r->tmp.path / "ws");
+  Workspace ws(r->tmp.path() / "ws");
   r->run1 = testing::build_run(ws, true).id;
   r->run2 = testing::build_run(ws, false, 8).id;
   RunStore store(ws);
@@ -88,7 +88,7 @@ TEST(HtmlReport, EscapesCodeFeedbackAndTitles) {
 
 TEST(HtmlReport, EscapesTheCodeOfAnUnsolvedTask) {
   TempDir tmp;
-  Workspace ws(tmp.path / "ws");
+  Workspace ws(tmp.path() / "ws");
   RunStore store(ws);
   RunInfo info;
   info.method = "evokernel";
@@ -125,10 +125,10 @@ TEST(HtmlReport, RendersInHeadlessChromiumWithoutConsoleErrors) {
     GTEST_SKIP() << "/usr/bin/chromium is absent: install it with scripts/setup to render the "
                     "report in a browser";
   auto r = render_two();
-  std::filesystem::path page = r->tmp.path / "report.html";
+  std::filesystem::path page = r->tmp.path() / "report.html";
   write_file_atomic(page, r->html);
   auto chrome = [&](const std::vector<std::string>& extra) {
-    std::filesystem::path profile = r->tmp.path / ("profile" + std::to_string(extra.size()));
+    std::filesystem::path profile = r->tmp.path() / ("profile" + std::to_string(extra.size()));
     std::filesystem::create_directories(profile);
     std::vector<std::string> argv = {chromium, "--headless", "--no-sandbox", "--disable-gpu",
                                      "--disable-quic", "--no-first-run",
@@ -140,7 +140,7 @@ TEST(HtmlReport, RendersInHeadlessChromiumWithoutConsoleErrors) {
     argv.push_back("file://" + page.string());
     ProcessOptions o;
     o.timeout_s = 240;
-    o.cwd = r->tmp.path.string();
+    o.cwd = r->tmp.path().string();
     o.output_cap = 16 << 20;
     return run_process(argv, o);
   };
@@ -152,7 +152,7 @@ TEST(HtmlReport, RendersInHeadlessChromiumWithoutConsoleErrors) {
   EXPECT_NE(dom.out.find("<details>"), std::string::npos);
   EXPECT_EQ(dom.out.find("<script"), std::string::npos);
 
-  std::filesystem::path png = r->tmp.path / "report.png";
+  std::filesystem::path png = r->tmp.path() / "report.png";
   ProcessResult shot = chrome({"--screenshot=" + png.string(), "--window-size=1280,2000",
                                "--hide-scrollbars"});
   ASSERT_TRUE(shot.ok()) << shot.describe() << "\n" << shot.err;

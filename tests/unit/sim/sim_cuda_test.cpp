@@ -6,9 +6,9 @@
 
 #include "backends/cuda/cuda_backend.h"
 #include "llm/provider.h"
-#include "llm/sim_internal.h"
+#include "sim/sim_internal.h"
 #include "sim_fixture.h"
-#include "verify/temp_dir.h"
+#include "core/temp_dir.h"
 
 namespace evk {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "llm/sim_internal.h"
+#include "sim/sim_internal.h"
 
 namespace evk::sim {
 namespace {

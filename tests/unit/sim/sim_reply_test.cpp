@@ -8,7 +8,8 @@
 #include <set>
 
 #include "llm/provider.h"
-#include "llm/sim.h"
+#include "llm/sim_provider.h"
+#include "sim/sim.h"
 
 namespace evk {
 namespace {

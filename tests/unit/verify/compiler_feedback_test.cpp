@@ -13,7 +13,7 @@
 #include "backends/backend.h"
 #include "backends/compile_support.h"
 #include "core/paths.h"
-#include "verify/temp_dir.h"
+#include "core/temp_dir.h"
 #include "verify/verifier.h"
 
 namespace evk {

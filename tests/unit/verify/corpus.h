@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "backends/backend.h"
+#include "core/parallel.h"
 #include "core/paths.h"
 #include "core/workspace.h"
 #include "tasks/suite.h"
@@ -141,19 +142,13 @@ class Corpus : public ::testing::Test {
       if (c.header.count("task")) (void)task(c.header.at("task"));  // load suites up front
     }
     std::vector<Verdict> out(cases.size());
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < cases.size();) {
-        const Case& c = cases[i];
-        if (!c.header.count("task")) continue;
-        VerifyOptions o = options_for(c);
-        if (run_timeout > 0 && !c.header.count("run-timeout-s")) o.run_timeout_s = run_timeout;
-        out[i] = verifier_->verify(task(c.header.at("task")), c.source, o);
-      }
-    };
-    std::thread t(worker);
-    worker();
-    t.join();
+    parallel_for(cases.size(), 2, [&](size_t i) {
+      const Case& c = cases[i];
+      if (!c.header.count("task")) return;
+      VerifyOptions o = options_for(c);
+      if (run_timeout > 0 && !c.header.count("run-timeout-s")) o.run_timeout_s = run_timeout;
+      out[i] = verifier_->verify(task(c.header.at("task")), c.source, o);
+    });
     return out;
   }
 

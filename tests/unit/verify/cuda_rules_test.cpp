@@ -12,7 +12,7 @@
 #include "backends/cuda/ptxas_report.h"
 #include "core/error.h"
 #include "core/process.h"
-#include "verify/temp_dir.h"
+#include "core/temp_dir.h"
 
 namespace evk {
 namespace {

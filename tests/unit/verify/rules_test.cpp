@@ -10,7 +10,7 @@
 #include "backends/load_time_rules.h"
 #include "backends/preprocessed.h"
 #include "core/error.h"
-#include "verify/temp_dir.h"
+#include "core/temp_dir.h"
 
 namespace evk {
 namespace {

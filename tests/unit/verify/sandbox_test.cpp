@@ -22,7 +22,7 @@
 #include "corpus.h"
 #include "verify/runner_client.h"
 #include "verify/trial.h"
-#include "verify/temp_dir.h"
+#include "core/temp_dir.h"
 
 namespace evk {
 namespace {

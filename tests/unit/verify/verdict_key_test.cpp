@@ -5,7 +5,7 @@
 #include <set>
 
 #include "core/workspace.h"
-#include "verify/temp_dir.h"
+#include "core/temp_dir.h"
 #include "verify/runner_client.h"
 #include "verify/verifier.h"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <functional>
 
-#include "llm/sim_codegen.h"
+#include "sim/sim_codegen.h"
 
 namespace evk::sim {
 namespace {

@@ -10,7 +10,7 @@
 // CUDA text and the checks where CUDA's templates differ.
 #include <sstream>
 
-#include "llm/sim_device.h"
+#include "sim/sim_device.h"
 
 namespace evk::sim {
 namespace {

@@ -1,4 +1,4 @@
-#include "verify/temp_dir.h"
+#include "core/temp_dir.h"
 
 #include <stdlib.h>
 

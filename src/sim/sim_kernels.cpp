@@ -5,7 +5,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "llm/sim_codegen.h"
+#include "sim/sim_codegen.h"
 
 namespace evk::sim {
 namespace {

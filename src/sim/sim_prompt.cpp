@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "llm/sim_internal.h"
+#include "sim/sim_internal.h"
 
 namespace evk::sim {
 

@@ -2,7 +2,7 @@
 // A row applies only where the graph gives the mistake a place (features found by the
 // generator). Its probability drops by kMarkerFactor when the prompt's memory or attempts carry
 // `evk-pitfall: NAME`: that text is the only way memory helps the sim.
-#include "llm/sim_internal.h"
+#include "sim/sim_internal.h"
 
 namespace evk::sim {
 

@@ -1,5 +1,5 @@
 // The graph reading both device generators share (see sim_device.h).
-#include "llm/sim_device.h"
+#include "sim/sim_device.h"
 
 #include <sstream>
 

@@ -1,6 +1,6 @@
-// The offline coder (`--model sim`, DESIGN.md section 10): a stochastic program generator that
+// The offline coder (`--model sim`, docs/architecture.md §8): a stochastic program generator that
 // reads only the rendered prompt text (the same text a real model gets) and answers with real
-// C++ for the CPU backend, built from per-operator loop templates. It is a labelled simulator,
+// code for the prompt's backend (C++ with OpenMP, OpenCL, CUDA), built from per-operator templates. It is a labelled simulator,
 // never presented as a language model: its replies and code say so.
 //
 // Contract relied upon by callers and tests:
@@ -16,11 +16,9 @@
 //   - A prompt without an fx op list ("(not traceable)") gets a reply without code.
 #pragma once
 #include <cstdint>
-#include <memory>
 #include <string>
 
 #include "core/config.h"
-#include "llm/provider.h"
 
 namespace evk {
 
@@ -33,9 +31,5 @@ struct SimOptions {
 SimOptions sim_options(const Config& config);
 
 std::string sim_reply(const std::string& prompt, uint64_t seed, const SimOptions& opt = {});
-
-// The Provider: answers the last user message; seed = options.seed mixed with a hash of that
-// message; usage is a word-count estimate; simulated() is true; name() is "sim".
-std::unique_ptr<Provider> make_sim_provider(const Config& config);
 
 }  // namespace evk

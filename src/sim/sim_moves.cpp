@@ -1,7 +1,7 @@
 // The sim's refining moves, as a data table. One move is added per refine attempt on top of
 // the start point's moves (read back from its `// evk-sim-moves:` line). A move's weight rises
 // with the best-practice items in the prompt that name it (its name or a keyword).
-#include "llm/sim_internal.h"
+#include "sim/sim_internal.h"
 
 namespace evk::sim {
 

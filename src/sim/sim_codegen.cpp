@@ -1,6 +1,6 @@
 // The sim's code generator, core: values, loop emission, materialisation, views, outputs and
 // the assembly of the final source file. Op templates live in sim_ops.cpp / sim_kernels.cpp.
-#include "llm/sim_codegen.h"
+#include "sim/sim_codegen.h"
 
 #include <cmath>
 #include <cstdio>

@@ -15,7 +15,7 @@
 #include <set>
 #include <sstream>
 
-#include "llm/sim_device.h"
+#include "sim/sim_device.h"
 
 namespace evk::sim {
 namespace {

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "llm/sim_internal.h"
+#include "sim/sim_internal.h"
 
 namespace evk::sim {
 
