@@ -8,6 +8,8 @@
 #include "backends/backend.h"
 #include "core/cpu_lease.h"
 #include "core/error.h"
+#include "core/hash.h"
+#include "core/workspace.h"
 #include "verify/compare.h"
 #include "verify/runner_session.h"
 #include "verify/temp_dir.h"
@@ -48,6 +50,21 @@ nlohmann::json Confirmation::to_json() const {
           {"note", note}};
 }
 
+Confirmation Confirmation::from_json(const nlohmann::json& j) {
+  Confirmation c;
+  c.ran = j.value("ran", false);
+  c.faster = j.value("faster", false);
+  c.ratio = j.value("ratio", 0.0);
+  c.ratio_q1 = j.value("ratio_q1", 0.0);
+  c.ratio_q3 = j.value("ratio_q3", 0.0);
+  c.rounds = j.value("rounds", 0);
+  c.wins = j.value("wins", 0);
+  c.best_ms = j.value("best_ms", 0.0);
+  c.candidate_ms = j.value("candidate_ms", 0.0);
+  c.note = j.value("note", std::string());
+  return c;
+}
+
 Confirmation judge_rounds(const std::vector<double>& ratios, const ConfirmOptions& o) {
   Confirmation c;
   if (ratios.empty()) return failed("no round was timed");
@@ -66,6 +83,38 @@ Confirmation judge_rounds(const std::vector<double>& ratios, const ConfirmOption
 Confirmation Verifier::confirm(const TaskInfo& task, const std::string& best_source,
                                const std::string& candidate_source, const VerifyOptions& opt,
                                const ConfirmOptions& copt) {
+  // The same pair under the same options was measured before: that measurement is the answer
+  // (as for verdicts), which also keeps a replayed run identical to its recording.
+  const std::string key =
+      "confirm:" +
+      sha256_hex(cache_key(task, best_source, opt) + "/" + cache_key(task, candidate_source, opt) +
+                 "/" + std::to_string(copt.rounds) + "/" + std::to_string(copt.min_gain) + "/" +
+                 std::to_string(copt.min_wins));
+  if (opt.use_cache) {
+    std::lock_guard<std::mutex> g(db_mu_);
+    auto s = ws_.db().prepare("SELECT verdict FROM verify_cache WHERE key = ?");
+    s.bind(1, key);
+    if (s.step()) {
+      auto j = nlohmann::json::parse(s.text(0), nullptr, false);
+      if (j.is_object()) {
+        Confirmation c = Confirmation::from_json(j);
+        c.cached = true;
+        return c;
+      }
+    }
+  }
+  Confirmation c = measure_confirmation(task, best_source, candidate_source, opt, copt);
+  if (opt.use_cache && c.ran) {
+    std::lock_guard<std::mutex> g(db_mu_);
+    auto s = ws_.db().prepare("INSERT OR REPLACE INTO verify_cache (key, verdict) VALUES (?, ?)");
+    s.bind(1, key).bind(2, c.to_json().dump()).run();
+  }
+  return c;
+}
+
+Confirmation Verifier::measure_confirmation(const TaskInfo& task, const std::string& best_source,
+                                            const std::string& candidate_source,
+                                            const VerifyOptions& opt, const ConfirmOptions& copt) {
   try {
     auto backend = make_backend(opt.backend);
     if (auto why = backend->device_unavailable()) return failed("no device: " + *why);

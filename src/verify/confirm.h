@@ -29,7 +29,9 @@ struct Confirmation {
   int rounds = 0, wins = 0;           // rounds, rounds the candidate was faster in
   double best_ms = 0, candidate_ms = 0;  // median per-call times in the interleaved run
   std::string note;
+  bool cached = false;  // answered from the workspace's cache (the same pair measured before)
   nlohmann::json to_json() const;
+  static Confirmation from_json(const nlohmann::json& j);
 };
 
 // The decision from the round ratios (best_ms / candidate_ms per round): pure, for tests.

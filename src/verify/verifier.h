@@ -74,7 +74,8 @@ class Verifier {
 
   // Re-times two feasible kernels of `task` interleaved (verify/confirm.h): is `candidate`
   // truly faster than `best`? Never throws for a kernel's behaviour (the answer's `ran` is
-  // false with the reason); UsageError when this machine cannot jail candidates.
+  // false with the reason); UsageError when this machine cannot jail candidates. Cached in the
+  // workspace like verdicts (opt.use_cache).
   Confirmation confirm(const TaskInfo& task, const std::string& best, const std::string& candidate,
                        const VerifyOptions& opt, const ConfirmOptions& copt = {});
 
@@ -82,6 +83,9 @@ class Verifier {
 
  private:
   std::vector<Reference> references(const TaskInfo& task, int seeds);
+  Confirmation measure_confirmation(const TaskInfo& task, const std::string& best,
+                                    const std::string& candidate, const VerifyOptions& opt,
+                                    const ConfirmOptions& copt);
   ExtraSets extra_sets(const TaskInfo& task, int seeds);
 
  public:
