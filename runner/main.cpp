@@ -5,7 +5,7 @@
 //                              pidfd, SysV IPC, signals to others, priority, affinity,
 //                              timers, ownership, xattrs, file writes) while threads and
 //                              reading still work; report Landlock's ABI
-//   evk-runner --measure-peaks [--threads N]   print {"gbps":..,"gflops":..} and exit
+//   evk-runner --measure-peaks [--threads N] [--reps R]   print {"gbps":..,"gflops":..} and exit
 // The verdict channel is the real stdout, kept on a private descriptor; fd 1 is pointed at
 // stderr before the candidate is loaded, so a kernel that prints cannot corrupt the report.
 #include <fcntl.h>
@@ -141,14 +141,17 @@ int main(int argc, char** argv) {
     std::string mode = argc > 1 ? argv[1] : "";
     if (mode == "--check-sandbox") return check_sandbox();
     if (mode == "--measure-peaks") {
-      int threads = 1;
-      if (argc > 3 && std::string(argv[2]) == "--threads") threads = std::stoi(argv[3]);
-      std::cout << evk::runner::measure_peaks(threads).dump() << std::endl;
+      int threads = 1, reps = 7;
+      for (int i = 2; i + 1 < argc; i += 2) {
+        if (std::string(argv[i]) == "--threads") threads = std::stoi(argv[i + 1]);
+        if (std::string(argv[i]) == "--reps") reps = std::stoi(argv[i + 1]);
+      }
+      std::cout << evk::runner::measure_peaks(threads, reps).dump() << std::endl;
       return 0;
     }
     if (!mode.empty()) {
       std::fprintf(stderr,
-                   "usage: evk-runner [--check-sandbox | --measure-peaks [--threads N]] "
+                   "usage: evk-runner [--check-sandbox | --measure-peaks [--threads N] [--reps R]] "
                    "(a job is read as JSON on stdin)\n");
       return 2;
     }

@@ -31,36 +31,54 @@ double parallel(int threads, F fn) {
 
 typedef float v16 __attribute__((vector_size(64)));
 
-// Copy bandwidth (bytes read + written) with the widest vector loads and stores, best of
-// several repetitions: an upper bound on what a kernel can move at this working-set size.
-double copy_gbps(int threads, size_t bytes_per_thread, int reps_inner) {
-  size_t n = bytes_per_thread / sizeof(v16);
+// The best and the spread of repeated samples: a peak is the fastest sample (noise only
+// slows a loop down); the spread (best / median) says how far one sample can be trusted.
+nlohmann::json summary(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  double best = samples.back(), median = samples[samples.size() / 2];
+  return {{"best", best},
+          {"spread", median > 0 ? best / median : 0.0},
+          {"samples", static_cast<int>(samples.size())}};
+}
+
+// Copy bandwidth (bytes read + written) with the widest vector loads and stores, one sample
+// per repetition: an upper bound on what a kernel can move at this working-set size.
+// `bytes_per_thread` is the working set of one thread (source plus destination).
+std::vector<double> copy_gbps(int threads, size_t bytes_per_thread, double sample_s, int reps) {
+  size_t n = std::max<size_t>(1, bytes_per_thread / 2 / sizeof(v16));
   std::vector<std::vector<v16>> a(threads), b(threads);
   parallel(threads, [&](int i) {
     a[i].assign(n, v16{} + 1.0f);
     b[i].assign(n, v16{});
   });
-  double best = 0;
-  for (int rep = 0; rep < 9; ++rep) {
-    double t = parallel(threads, [&](int i) {
+  auto pass = [&](int inner) {
+    return parallel(threads, [&](int i) {
       v16* __restrict dst = b[i].data();
       const v16* __restrict src = a[i].data();
-      for (int k = 0; k < reps_inner; ++k) {
+      for (int k = 0; k < inner; ++k) {
         for (size_t j = 0; j < n; ++j) dst[j] = src[j];
         asm volatile("" ::: "memory");  // keep every repetition
       }
     });
-    double bytes = 2.0 * static_cast<double>(n * sizeof(v16)) * reps_inner * threads;
-    best = std::max(best, bytes / t / 1e9);
+  };
+  // Size one sample to about sample_s, after a warm-up pass (page faults, frequency ramp).
+  double one = std::max(pass(1), 1e-7);
+  int inner = std::clamp(static_cast<int>(sample_s / one), 1, 1 << 24);
+  (void)pass(inner);
+  std::vector<double> out;
+  for (int rep = 0; rep < reps; ++rep) {
+    double t = pass(inner);
+    double bytes = 2.0 * static_cast<double>(n * sizeof(v16)) * inner * threads;
+    out.push_back(bytes / t / 1e9);
   }
-  return best;
+  return out;
 }
 
-double fma_gflops(int threads) {
-  const long iters = 20'000'000;
+std::vector<double> fma_gflops(int threads, int reps) {
+  const long iters = 8'000'000;
   std::vector<float> sink(threads);
-  double best = 0;
-  for (int rep = 0; rep < 3; ++rep) {
+  std::vector<double> out;
+  for (int rep = 0; rep < reps + 1; ++rep) {  // the first is a warm-up
     double t = parallel(threads, [&](int i) {
       v16 m = {}, c = {};
       for (int l = 0; l < 16; ++l) m[l] = 0.999999f, c[l] = 1e-7f;
@@ -74,22 +92,38 @@ double fma_gflops(int threads) {
       sink[i] = s;
     });
     double flops = 2.0 * 16 * 8 * static_cast<double>(iters / 8) * threads;
-    best = std::max(best, flops / t / 1e9);
+    if (rep > 0) out.push_back(flops / t / 1e9);
   }
   volatile float keep = sink[0];
   (void)keep;
-  return best;
+  return out;
 }
 
 }  // namespace
 
-nlohmann::json measure_peaks(int threads) {
+nlohmann::json measure_peaks(int threads, int reps) {
   threads = std::max(1, threads);
-  return {{"gbps", copy_gbps(threads, 128u << 20, 4)},
-          {"l2_gbps", copy_gbps(threads, 512u << 10, 2000)},
-          {"l1_gbps", copy_gbps(threads, 16u << 10, 40000)},
-          {"gflops", fma_gflops(threads)},
-          {"threads", threads}};
+  reps = std::max(3, reps);
+  // The working-set ladder of MachinePeaks (src/verify/peaks.h): 16 KiB, 512 KiB, 8 MiB,
+  // 256 MiB per thread.
+  nlohmann::json dram = summary(copy_gbps(threads, 256u << 20, 0.15, reps));
+  nlohmann::json l3 = summary(copy_gbps(threads, 8u << 20, 0.03, reps));
+  nlohmann::json l2 = summary(copy_gbps(threads, 512u << 10, 0.02, reps));
+  nlohmann::json l1 = summary(copy_gbps(threads, 16u << 10, 0.02, reps));
+  nlohmann::json fma = summary(fma_gflops(threads, reps));
+  return {{"gbps", dram["best"]},
+          {"l3_gbps", l3["best"]},
+          {"l2_gbps", l2["best"]},
+          {"l1_gbps", l1["best"]},
+          {"gflops", fma["best"]},
+          {"threads", threads},
+          {"samples", reps},
+          {"spread",
+           {{"gbps", dram["spread"]},
+            {"l3_gbps", l3["spread"]},
+            {"l2_gbps", l2["spread"]},
+            {"l1_gbps", l1["spread"]},
+            {"gflops", fma["spread"]}}}};
 }
 
 }  // namespace evk::runner

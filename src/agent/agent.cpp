@@ -30,7 +30,7 @@ struct Agent::TaskContext {
   const Attempt* best() const {  // fastest feasible
     const Attempt* b = nullptr;
     for (const auto& a : attempts)
-      if (a.verdict.feasible && (!b || a.verdict.latency_ms < b->verdict.latency_ms)) b = &a;
+      if (a.verdict.feasible && (!b || credited_ms(a.verdict) < credited_ms(b->verdict))) b = &a;
     return b;
   }
 };
@@ -308,14 +308,17 @@ void Agent::finish(TaskContext& tc, Attempt& a, std::vector<int64_t> context, St
   if (stage == Stage::Draft) {
     a.reward_raw = a.reward = draft_reward(a.verdict.feasible);
   } else {
-    a.reward_raw = refine_reward(a.verdict.feasible, best->verdict.latency_ms,
-                                 a.verdict.latency_ms);
+    const double best_ms = credited_ms(best->verdict);
+    a.reward_raw = refine_reward(a.verdict.feasible, best_ms, a.verdict.latency_ms);
+    if (auto c = confirm_speedup(tc, a, *best))  // the confirmed ratio, not the separate one
+      a.reward_raw = c->faster ? std::tanh(std::log(c->ratio))
+                               : refine_reward(true, best_ms, credited_ms(a.verdict));
   }
   std::lock_guard lk(writer_);
   run_ws_.db().transaction([&] {
     if (stage == Stage::Refine)
       a.reward = opt_.method.learn_q ? memory_.normalise_refine_reward(a.reward_raw) : a.reward_raw;
-    if (opt_.method.learn_q) memory_.update(context, stage, a.reward);
+    if (opt_.method.learn_q) memory_.update(context, stage, memory_.credit(a.task, stage, a.reward));
     if (opt_.method.write_memory && !opt_.freeze_memory) {
       a.trace_item = memory_.add(make_trace(
           {a.task, backend_.name(), tc.ops, a.code, a.verdict.category, a.verdict.feedback,
@@ -335,7 +338,7 @@ void Agent::finish(TaskContext& tc, Attempt& a, std::vector<int64_t> context, St
       }
       // A refinement that beats the best: the change and its speed-up.
       if (stage == Stage::Refine && a.verdict.feasible &&
-          a.verdict.latency_ms < best->verdict.latency_ms)
+          credited_ms(a.verdict) < credited_ms(best->verdict))
         memory_.add(make_best_practice({a.task, backend_.name(), tc.ops, tc.start->code,
                                         tc.start->verdict.latency_ms, a.code,
                                         a.verdict.latency_ms,
@@ -345,6 +348,41 @@ void Agent::finish(TaskContext& tc, Attempt& a, std::vector<int64_t> context, St
     a.id = log_.insert(a);
     memory_.record_provenance(fmt::format("{}#{}", a.task, a.idx), context, stage, a.reward);
   });
+}
+
+// Confirmation before credit (verify/confirm.h): a refinement that beats the best by less than
+// the noise band is re-timed interleaved with it. Not confirmed faster, it is credited with the
+// best's latency (a tie: it does not become the best nor write a best practice) or slower; the
+// verdict keeps its own measurement and shows both figures. A modeled latency (a cost model,
+// deterministic) needs none. nullopt when no confirmation was needed.
+std::optional<Confirmation> Agent::confirm_speedup(TaskContext& tc, Attempt& a, const Attempt& best) {
+  Verdict& v = a.verdict;
+  const double best_ms = credited_ms(best.verdict);
+  if (!opt_.confirm || !v.feasible || v.latency_ms <= 0 || v.latency_ms >= best_ms ||
+      v.metrics.contains("modeled") || best.code.empty())
+    return std::nullopt;
+  double separate = best_ms / v.latency_ms;
+  double noise = v.latency_iqr_ms / v.latency_ms +
+                 (best.verdict.latency_ms > 0 ? best.verdict.latency_iqr_ms / best.verdict.latency_ms : 0);
+  double band = std::max(opt_.confirm_band, noise);
+  if (separate >= 1 + band) return std::nullopt;
+  Confirmation c = executor_.confirm(*tc.task, best.code, a.code, opt_.verify);
+  nlohmann::json j = c.to_json();
+  j["separate_ratio"] = separate;
+  j["band"] = band;
+  j["credited_ms"] = !c.ran || !c.faster ? best_ms / std::clamp(c.ran ? c.ratio : 1.0, 1e-9, 1.0)
+                                         : v.latency_ms;
+  v.metrics["confirm"] = j;
+  v.feedback += c.ran ? fmt::format("\nre-timed interleaved with the best (attempt {}, {} rounds): "
+                                    "{:.3f}x measured separately, {:.3f}x side by side (quartiles "
+                                    "{:.3f}-{:.3f}, faster in {} of {} rounds): {}",
+                                    best.idx, c.rounds, separate, c.ratio, c.ratio_q1, c.ratio_q3,
+                                    c.wins, c.rounds,
+                                    c.faster ? "confirmed faster" : "not confirmed faster")
+                      : fmt::format("\n{:.3f}x faster measured separately, within the noise band "
+                                    "({:.0f}%), and not confirmed ({}): not credited as faster",
+                                    separate, 100 * band, c.note);
+  return c;
 }
 
 // The context of one attempt's prompt: the backend's documentation, then the items retrieved

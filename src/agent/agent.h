@@ -40,6 +40,10 @@ struct AgentOptions {
   // A verification the machinery failed (category infra: a node lost, a job cancelled) is
   // tried again this many times; after that it is logged with reward 0 and teaches nothing.
   int infra_retries = 2;
+  // Confirmation before credit (verify/confirm.h): a refinement faster than the best by less
+  // than max(confirm_band, the two timings' relative IQRs) is re-timed interleaved with it.
+  bool confirm = true;
+  double confirm_band = 0.25;
   VerifyOptions verify;
   OracleOptions oracle;
   MemoryParams memory;
@@ -97,6 +101,7 @@ class Agent {
   Attempt refine(TaskContext& tc, int idx);
   void finish(TaskContext& tc, Attempt& a, std::vector<int64_t> context, Stage stage);
   void ask_and_verify(TaskContext& tc, Attempt& a);
+  std::optional<Confirmation> confirm_speedup(TaskContext& tc, Attempt& a, const Attempt& best);
   TaskContext load(const TaskInfo& task);
   std::optional<TaskContext> prepare(const TaskInfo& task, int index, int count);
   std::string lint_verdict(const TaskInfo& task, int index, int count);

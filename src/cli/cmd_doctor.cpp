@@ -9,6 +9,7 @@
 #include "core/jail.h"
 #include "core/paths.h"
 #include "core/process.h"
+#include "verify/peaks.h"
 #include "verify/runner_client.h"
 
 namespace evk::cli {
@@ -94,6 +95,10 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
       "LLM endpoint; each line says OK or MISSING and how to fix it");
   static bool online = false;
   cmd->add_flag("--online", online, "also send one tiny request to the configured LLM endpoint");
+  static bool remeasure = false;
+  cmd->add_flag("--remeasure-peaks", remeasure,
+                "measure the machine's bandwidth and FLOP peaks again (on an idle machine) and "
+                "raise the workspace's stored figures where the new ones are higher");
   cmd->callback([&ctx] {
     std::vector<Check> checks;
     checks.push_back(check_cmd("g++", {"g++", "--version"}, "run scripts/setup (build-essential)"));
@@ -121,6 +126,18 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
                         "choose another folder with --workspace"});
     } catch (const std::exception& e) {
       checks.push_back({false, "workspace", e.what(), "choose another folder with --workspace"});
+    }
+    // The roofline's peaks (verify/peaks.h): a spread far above 1 says they were measured on
+    // a busy machine, so the roofline fractions and the too_fast floor are off.
+    try {
+      int threads = static_cast<int>(ctx.config().integer("verify.threads"));
+      MachinePeaks pk = machine_peaks(ctx.workspace(), threads, remeasure);
+      bool stable = pk.gbps_spread > 0 && pk.gbps_spread < 1.15 && pk.gflops_spread < 1.15;
+      checks.push_back({stable, "machine peaks", pk.describe(),
+                        "the peaks were measured on a busy machine or with an older evokernel: "
+                        "run `evokernel doctor --remeasure-peaks` when the machine is idle"});
+    } catch (const std::exception& e) {
+      checks.push_back({false, "machine peaks", e.what(), "build evk-runner (make)"});
     }
     const auto& cfg = ctx.config();
     std::string model = cfg.str("llm.model");

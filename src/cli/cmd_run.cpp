@@ -194,6 +194,9 @@ AgentOptions agent_options(Context& ctx, const Session& s) {
   else
     throw UsageError("tasks.lint is '" + lint + "': use warn, skip or off");
   o.memory = memory_params(cfg);
+  o.confirm = cfg.boolean("agent.confirm");
+  o.confirm_band = cfg.real("agent.confirm_band");
+  if (!(o.confirm_band >= 0)) throw UsageError("agent.confirm_band must be 0 or more (0.25: 25%)");
   o.completion.temperature = cfg.real("llm.temperature");
   o.completion.max_tokens = static_cast<int>(cfg.integer("llm.max_tokens"));
   return o;

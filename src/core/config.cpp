@@ -96,6 +96,9 @@ const std::vector<ConfigKey>& config_keys() {
       {"memory.sigma_min", "0.1", "floor of the reward normaliser's standard deviation"},
       {"memory.clip", "3", "normalised refining rewards are clipped to [-clip, clip]"},
       {"memory.seed", "0", "random seed of retrieval"},
+      {"memory.baseline", "none",
+       "what Q learns from: none (the reward, the paper) or task (the reward minus the running "
+       "mean of the same task's rewards at that stage)"},
       {"memory.dedup_threshold", "0.95",
        "cosine similarity at or above which a new item of the same kind, task and outcome is "
        "merged into an existing one"},
@@ -104,6 +107,11 @@ const std::vector<ConfigKey>& config_keys() {
       // Agent
       {"agent.budget", "30", "attempts per task across drafting and refining"},
       {"agent.seed", "0", "seed of the run (the sim coder and sampling)"},
+      {"agent.confirm", "true",
+       "re-time a refinement whose speed-up over the best is within the noise band interleaved "
+       "with the best (ABAB) before it is credited"},
+      {"agent.confirm_band", "0.25",
+       "speed-ups below 1 + band (or the two timings' relative IQRs, if larger) are confirmed"},
   };
   return keys;
 }

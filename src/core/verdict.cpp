@@ -6,6 +6,13 @@ bool is_infra(const std::string& category) {
   return category == "infra" || category == "no_device";
 }
 
+double credited_ms(const Verdict& v) {
+  auto it = v.metrics.find("confirm");
+  if (it != v.metrics.end() && it->is_object() && it->contains("credited_ms"))
+    return (*it)["credited_ms"].get<double>();
+  return v.latency_ms;
+}
+
 std::string gate_name(Gate g) {
   switch (g) {
     case Gate::StaticHack: return "static_hack";

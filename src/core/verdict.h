@@ -41,6 +41,11 @@ struct Verdict {
 // nothing about the kernel: never a reward, never a memory item, never cached.
 bool is_infra(const std::string& category);
 
+// The latency a feasible verdict is credited with: latency_ms, unless an interleaved
+// confirmation (verify/confirm.h, metrics["confirm"]["credited_ms"]) found the kernel not
+// faster than the best it was compared with; then that best's latency (or slower).
+double credited_ms(const Verdict& v);
+
 std::string gate_name(Gate g);
 nlohmann::json to_json(const Verdict& v);
 Verdict verdict_from_json(const nlohmann::json& j);

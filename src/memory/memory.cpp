@@ -48,6 +48,11 @@ const std::vector<std::string> kSchema = {
     " PRIMARY KEY(attempt_key, item_id));"
     "CREATE INDEX memory_provenance_item ON memory_provenance(item_id);"
     "CREATE TABLE memory_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);",
+    // v2: running means of rewards per (task, stage) for memory.baseline = task; task ''
+    // holds the stage-wide mean, the baseline of a task's first attempt.
+    "CREATE TABLE memory_baseline("
+    " task TEXT NOT NULL, stage TEXT NOT NULL, n INTEGER NOT NULL, mean REAL NOT NULL,"
+    " PRIMARY KEY(task, stage));",
 };
 
 constexpr const char* kItemCols =
@@ -95,6 +100,7 @@ MemoryParams memory_params(const Config& c) {
   p.seed = static_cast<uint64_t>(c.integer("memory.seed"));
   p.dedup_threshold = c.real("memory.dedup_threshold");
   p.auto_seed = c.boolean("memory.auto_seed");
+  p.baseline = baseline_from(c.str("memory.baseline"));
   auto range = [](const char* key, double v, double lo, double hi) {
     if (!(v >= lo && v <= hi))
       throw UsageError(fmt::format("config {} = {} is out of range (use {} to {})", key, v, lo, hi));
@@ -396,6 +402,39 @@ QEntry Memory::q_entry(int64_t id, Stage stage) {
 }
 
 double Memory::q(int64_t id, Stage stage) { return q_entry(id, stage).q; }
+
+BaselineKind baseline_from(const std::string& name) {
+  if (name == "none") return BaselineKind::None;
+  if (name == "task") return BaselineKind::Task;
+  throw UsageError("config memory.baseline = " + name + " is unknown (use none or task)");
+}
+
+const char* baseline_name(BaselineKind b) { return b == BaselineKind::Task ? "task" : "none"; }
+
+double Memory::credit(const std::string& task, Stage stage, double reward) {
+  if (p_.baseline == BaselineKind::None) return reward;
+  auto read = [&](const std::string& t) -> std::pair<int64_t, double> {
+    auto s = ws_.db().prepare("SELECT n, mean FROM memory_baseline WHERE task=? AND stage=?");
+    s.bind(1, t).bind(2, stage_name(stage));
+    if (!s.step()) return {0, 0.0};
+    return {s.int64(0), s.real(1)};
+  };
+  double out = reward;
+  ws_.db().transaction([&] {
+    auto [n, mean] = read(task);
+    auto [gn, gmean] = read("");
+    out = reward - (n > 0 ? mean : gmean);
+    if (frozen_) return;
+    auto put = ws_.db().prepare(
+        "INSERT OR REPLACE INTO memory_baseline(task, stage, n, mean) VALUES(?, ?, ?, ?)");
+    put.bind(1, task).bind(2, stage_name(stage)).bind(3, n + 1)
+        .bind(4, mean + (reward - mean) / static_cast<double>(n + 1)).run();
+    put.reset();
+    put.bind(1, std::string()).bind(2, stage_name(stage)).bind(3, gn + 1)
+        .bind(4, gmean + (reward - gmean) / static_cast<double>(gn + 1)).run();
+  });
+  return out;
+}
 
 RunningStats Memory::normaliser() {
   auto s = ws_.db().prepare("SELECT n, mean, m2 FROM memory_normaliser WHERE stage='refine'");

@@ -31,12 +31,20 @@
 
 namespace evk {
 
+// What a Q update learns from (docs/architecture.md section 5): the reward itself (the
+// paper), or the reward minus the running mean of the rewards of the same task at the same
+// stage, so that an item is not blamed for the task it was shown to (an advantage).
+enum class BaselineKind { None, Task };
+BaselineKind baseline_from(const std::string& name);  // UsageError naming the choices
+const char* baseline_name(BaselineKind b);
+
 struct MemoryParams {
   std::string policy = "value";
   int n = 6;
   double lambda = 5, epsilon = 0.1, epsilon_decay = 1.0, alpha = 0.2, blend_w = 0.5,
          sigma_min = 0.1, clip = 3;
   uint64_t seed = 0;
+  BaselineKind baseline = BaselineKind::None;
   double dedup_threshold = 0.95;
   // A new workspace is seeded from knowledge_root/<backend> (once: a meta key remembers it).
   // The backend is the run's (the Agent sets it from its Backend); empty: nothing is seeded,
@@ -120,6 +128,11 @@ class Memory {
   // Q <- Q + alpha (r - Q) for each distinct id; visits + 1. No-op when frozen.
   void update(const std::vector<int64_t>& ids, Stage stage, double reward);
   double q(int64_t id, Stage stage);
+  // What update() should learn from for an attempt of `task` at `stage` with `reward`:
+  // the reward (baseline none), or reward minus the mean of the task's earlier rewards at the
+  // stage (the stage-wide mean for a task's first attempt); then the reward joins the means
+  // (unless frozen). One transaction.
+  double credit(const std::string& task, Stage stage, double reward);
   QEntry q_entry(int64_t id, Stage stage);
 
   // Normalises a raw refining reward with the statistics of the rewards seen before it

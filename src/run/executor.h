@@ -28,6 +28,14 @@ class Executor {
                          const VerifyOptions& opt) = 0;
   // Many candidates at once (`verify --also`); verdicts in input order.
   virtual std::vector<Verdict> verify_batch(const VerifyWork& work, const VerifyOptions& opt) = 0;
+  // Re-times `candidate` interleaved with `best` (verify/confirm.h). An executor that cannot
+  // answers ran = false with the reason (the agent then does not credit the speed-up).
+  virtual Confirmation confirm(const TaskInfo&, const std::string&, const std::string&,
+                               const VerifyOptions&) {
+    Confirmation c;
+    c.note = "the " + name() + " executor cannot run interleaved confirmations";
+    return c;
+  }
 };
 
 // This machine: the Verifier itself, and verify_all's pool of `jobs` for batches.
@@ -41,6 +49,10 @@ class LocalExecutor : public Executor {
   }
   std::vector<Verdict> verify_batch(const VerifyWork& work, const VerifyOptions& opt) override {
     return verify_all(verifier_, work, opt, jobs_);
+  }
+  Confirmation confirm(const TaskInfo& task, const std::string& best, const std::string& candidate,
+                       const VerifyOptions& opt) override {
+    return verifier_.confirm(task, best, candidate, opt);
   }
 
  private:

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "core/cpu_lease.h"
@@ -138,9 +139,11 @@ RunnerRun run_runner(const RunnerJob& job, const RunnerLimits& lim, const std::s
   o.keep_fds = hooks.keep_fds;
   o.max_processes = 4096;  // the seccomp filter is what stops fork; this bounds non-root users
   o.output_cap = lim.output_cap;
-  CpuLease lease(lim.threads);
-  o.cpus = lease.cpus();
-  r.cpus = lease.cpus();
+  // Given CPUs (an interleaved confirmation runs two runners on the same ones) or a lease.
+  std::optional<CpuLease> lease;
+  if (lim.cpus.empty()) lease.emplace(lim.threads);
+  o.cpus = lim.cpus.empty() ? lease->cpus() : lim.cpus;
+  r.cpus = o.cpus;
 
   const std::string& why = runner_jail_unavailable();
   if (!why.empty() && !unsafe_no_jail())

@@ -29,6 +29,8 @@ struct RunnerLimits {
   uint64_t address_space_mb = 8192;        // 0: no address-space limit
   int threads = 1;
   size_t output_cap = 1 << 20;  // bytes of stderr kept; more is reported as a flood
+  // The CPUs to pin the runner to; empty: a CpuLease of `threads` CPUs for its lifetime.
+  std::vector<int> cpus;
 };
 
 // What the parent hands the child besides the job: the descriptors it inherits (the job's

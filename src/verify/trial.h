@@ -15,6 +15,7 @@
 #include "core/tensor.h"
 #include "core/verdict.h"
 #include "verify/compare.h"
+#include "tasks/task.h"
 #include "verify/runner_client.h"
 
 namespace evk {
@@ -53,6 +54,9 @@ struct TrialOutcome {
   int trials = 0, batches = 0, checked_calls = 0;
   RunnerRun run;
 };
+
+// A reference's tensors split into inputs (ABI order) and outputs, read once.
+TrialSet trial_set(const Reference& r, const std::string& name, const std::string& description);
 
 // `seeds` of the sets are the first ones, in seed order, and are the timing groups.
 TrialOutcome run_trial(const std::string& library, const std::vector<std::string>& abi,

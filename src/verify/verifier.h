@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "core/verdict.h"
 #include "tasks/oracle.h"
 #include "tasks/task.h"
+#include "verify/confirm.h"
 #include "verify/peaks.h"
 
 namespace evk {
@@ -66,11 +68,24 @@ class Verifier {
   // Measured once per workspace and thread count, then cached (database and memory).
   MachinePeaks peaks();
   MachinePeaks peaks(int threads);
+  // Measures the CPU's peaks again and raises the stored ones; once per process and thread
+  // count (later calls answer the figures of the first).
+  MachinePeaks remeasure_peaks(int threads);
+
+  // Re-times two feasible kernels of `task` interleaved (verify/confirm.h): is `candidate`
+  // truly faster than `best`? Never throws for a kernel's behaviour (the answer's `ran` is
+  // false with the reason); UsageError when this machine cannot jail candidates. Cached in the
+  // workspace like verdicts (opt.use_cache).
+  Confirmation confirm(const TaskInfo& task, const std::string& best, const std::string& candidate,
+                       const VerifyOptions& opt, const ConfirmOptions& copt = {});
 
   const OracleOptions& oracle_options() const { return oracle_; }
 
  private:
   std::vector<Reference> references(const TaskInfo& task, int seeds);
+  Confirmation measure_confirmation(const TaskInfo& task, const std::string& best,
+                                    const std::string& candidate, const VerifyOptions& opt,
+                                    const ConfirmOptions& copt);
   ExtraSets extra_sets(const TaskInfo& task, int seeds);
 
  public:
@@ -88,6 +103,7 @@ class Verifier {
   std::map<std::string, std::unique_ptr<std::mutex>> ref_locks_;  // one per (task, seed)
   std::mutex peaks_mu_;
   std::map<int, MachinePeaks> peaks_;
+  std::set<int> remeasured_;
 };
 
 // A pool for `--jobs N`: verifies every (task, source) pair with N at once; results in input
