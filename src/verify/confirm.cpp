@@ -9,10 +9,10 @@
 #include "core/cpu_lease.h"
 #include "core/error.h"
 #include "core/hash.h"
+#include "core/temp_dir.h"
 #include "core/workspace.h"
 #include "verify/compare.h"
 #include "verify/runner_session.h"
-#include "verify/temp_dir.h"
 #include "verify/trial.h"
 #include "verify/verifier.h"
 
