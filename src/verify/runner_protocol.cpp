@@ -78,6 +78,7 @@ RunnerReport parse_runner_output(const std::string& out) {
       r.iqr_ms = e.value("iqr_ms", 0.0);
       r.min_ms = e.value("min_ms", 0.0);
       r.trials = e.value("trials", 0);
+      if (e.contains("modeled") && e["modeled"].is_object()) r.modeled = e["modeled"];
       if (e.contains("device_peaks") && e["device_peaks"].is_object()) {
         r.device_gbps = e["device_peaks"].value("gbps", 0.0);
         r.device_gflops = e["device_peaks"].value("gflops", 0.0);

@@ -63,6 +63,9 @@ struct RunnerReport {
   // this machine's CPU (evk-runner-cuda: device copy bandwidth and an FMA loop); 0 when the
   // runner did not measure them (the CPU's peaks apply).
   double device_gbps = 0, device_gflops = 0;
+  // Runners whose latency is modeled (evk-runner-ascendc) describe the model's figures here
+  // ({"cycles", "ms", "clock_ghz", "launches": [...]}); null for measured latencies.
+  nlohmann::json modeled;
 };
 
 // Parses the runner's stdout (one JSON event per line; lines that are not JSON objects are
