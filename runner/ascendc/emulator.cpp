@@ -135,7 +135,7 @@ struct Slot {
 
 struct Queue {
   int32_t pos = 0, depth = 1;
-  uint32_t num = 0, len = 0;
+  uint32_t num = 0, len = 0, next = 0;  // next: where the allocation ring continues
   std::vector<uint32_t> slots;
   std::deque<uint32_t> fifo;
 };
@@ -458,13 +458,19 @@ evk_lt tensor_of(uint32_t slot_index, uint32_t serial, const Slot& s, int32_t dt
 void Emulator::alloc(uint32_t que, int32_t dtype, evk_lt* out) {
   Impl& I = impl();
   Queue& q = queue_of(*this, I, que, "AllocTensor");
-  for (uint32_t s : q.slots)
+  // Buffers are handed out in rotation, as the queue's ring does on the AI Core: with two
+  // buffers, tile i+1 lands in the other buffer even when tile i's was freed already, which is
+  // what lets its copy-in overlap tile i's compute.
+  for (uint32_t k = 0; k < q.num; ++k) {
+    uint32_t s = q.slots[(q.next + k) % q.num];
     if (I.slots[s].state == Slot::kFree) {
+      q.next = (q.next + k + 1) % q.num;
       I.slots[s].state = Slot::kAllocated;
       *out = tensor_of(s, I.serial, I.slots[s], dtype);
       I.issue += kScalarIssueCycles;
       return;
     }
+  }
   fail("QUEUE_ALLOC_EXHAUSTED",
        fmt::format("AllocTensor on a {} queue whose {} buffer(s) are all in use: each "
                    "AllocTensor needs a FreeTensor before the buffer can be allocated again "
