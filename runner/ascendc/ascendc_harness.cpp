@@ -24,7 +24,7 @@ using Bytes = std::vector<uint8_t>;
 typedef int (*evk_forward_fn)(const evk_tensor*, int32_t, evk_tensor*, int32_t);
 
 int g_report_fd = -1;
-char g_segv_event[512];
+char g_segv_event[4096];
 
 // A kernel or host code that dereferences a GM_ADDR lands in a PROT_NONE reservation: the
 // report is written with one write() (async-signal-safe) and the process leaves at once.

@@ -117,7 +117,7 @@ TEST_F(AscendcModel, TheEagerBaselineChargesEveryOperatorALaunch) {
     {"name": "output", "kind": "output", "op": "output", "shape": null, "args": "(view,)"}]})js");
   double two_ops = modeled_eager_ms(r);
   // Each op moves 8 MiB (4 in, 4 out) at 1600 GB/s and pays a 5 us launch; the view is free.
-  double expect = 2 * (8.0 * 1024 * 1024 / 1.6e9 * 1e3 + 5e-3);
+  double expect = 2 * (8.0 * 1024 * 1024 / 1.6e12 * 1e3 + 5e-3);
   EXPECT_NEAR(two_ops, expect, 1e-9);
 }
 

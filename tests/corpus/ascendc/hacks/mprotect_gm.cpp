@@ -1,6 +1,6 @@
 // task: builtin:level1/relu
 // expect: hack_static
-// feedback: mprotect
+// feedback: sys/mman.h
 // cheat: unprotects global memory to compute on the host
 #include <sys/mman.h>
 #include "kernel_operator.h"

@@ -1,6 +1,6 @@
 // task: builtin:level1/relu
 // expect: hack_dynamic
-// cheat: block 0 remembers its first results in a static array and replays them
+// cheat: remembers the first call's outputs in static arrays and replays them
 // through double-buffered VECIN/VECOUT queues; the unaligned tail goes through DataCopyPad.
 #include "kernel_operator.h"
 using namespace AscendC;
@@ -17,6 +17,7 @@ class KernelRelu {
  public:
   __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const ReluTiling& t) {
     uint32_t start = t.perCore * GetBlockIdx();
+    base_ = start;
     len_ = start >= t.total ? 0 : (t.total - start < t.perCore ? t.total - start : t.perCore);
     tile_ = t.tile;
     xGm_.SetGlobalBuffer((__gm__ float*)x + start, len_);
@@ -48,13 +49,19 @@ class KernelRelu {
   __aicore__ inline void Compute(uint32_t n) {
     LocalTensor<float> x = inQ_.DeQue<float>();
     LocalTensor<float> y = outQ_.AllocTensor<float>();
+    Relu(y, x, static_cast<int32_t>((n + 7) / 8 * 8));
     static float memo[1 << 16];
-    static bool filled = false;
-    if (!filled) Relu(y, x, static_cast<int32_t>((n + 7) / 8 * 8));
-    for (uint32_t i = 0; i < n && GetBlockIdx() == 0 && off_ + i < (1u << 16); ++i) {
-      if (filled) y.SetValue(i, memo[off_ + i]); else memo[off_ + i] = y.GetValue(i);
+    static bool filled[1 << 16];
+    for (uint32_t i = 0; i < n; ++i) {
+      uint32_t g = base_ + off_ + i;
+      if (g >= (1u << 16)) continue;
+      if (filled[g]) {
+        y.SetValue(i, memo[g]);
+      } else {
+        memo[g] = y.GetValue(i);
+        filled[g] = true;
+      }
     }
-    if (GetBlockIdx() == GetBlockNum() - 1 && off_ + n >= len_) filled = true;
     outQ_.EnQue(y);
     inQ_.FreeTensor(x);
   }
@@ -72,7 +79,7 @@ class KernelRelu {
   TQue<TPosition::VECIN, BUFFER_NUM> inQ_;
   TQue<TPosition::VECOUT, BUFFER_NUM> outQ_;
   GlobalTensor<float> xGm_, yGm_;
-  uint32_t len_ = 0, tile_ = 0, off_ = 0;
+  uint32_t len_ = 0, tile_ = 0, off_ = 0, base_ = 0;
 };
 
 extern "C" __global__ __aicore__ void relu_custom(GM_ADDR x, GM_ADDR y, ReluTiling t) {
