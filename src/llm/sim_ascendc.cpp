@@ -149,10 +149,7 @@ class AscendcGen : public DeviceGen {
 
   std::string buffers() const { return move("double_buffer") ? "2" : "1"; }
   std::string cores() const { return move("omp") ? "24" : "8"; }
-  std::string tile() const {
-    if (pit("ascendc_ub_overflow")) return "16384";
-    return move("tile") ? "8192" : "1024";
-  }
+  std::string tile() const { return move("tile") ? "8192" : "1024"; }
 
   std::string elementwise() const {
     std::ostringstream s;
@@ -203,7 +200,10 @@ class AscendcGen : public DeviceGen {
       << "  if (t.total == 0) return 0;\n  uint32_t blocks = " << cores() << ";\n"
       << "  t.perCore = ((t.total + blocks - 1) / blocks" << round << ";\n"
       << "  blocks = (t.total + t.perCore - 1) / t.perCore;\n"
-      << "  t.tile = t.perCore < " << tile() << " ? (t.perCore + 7) / 8 * 8 : " << tile() << ";\n"
+      << (pit("ascendc_ub_overflow")
+              ? std::string("  t.tile = 24576;  // 96 KB tiles: fewer copies\n")
+              : "  t.tile = t.perCore < " + tile() + " ? (t.perCore + 7) / 8 * 8 : " + tile() +
+                    ";\n")
       << "  ACLRT_LAUNCH_KERNEL(fused_kernel)(blocks, nullptr, (GM_ADDR)in[" << src_
       << "].data, (GM_ADDR)out[0].data, t);\n";
     return s.str();

@@ -88,7 +88,7 @@ const std::vector<PitfallRow>& pitfall_table() {
        "DataCopy: lengths not a multiple of 32 bytes ([UNALIGNED_COPY])",
        [](F f) { return f.ascendc && f.final_copy; }},
       {"ascendc_ub_overflow", 0.25, "draft",
-       "64 KB tiles in double-buffered in and out queues: 256 KB of the 192 KB Unified Buffer "
+       "96 KB tiles for the in, out and scratch buffers: 288 KB of the 192 KB Unified Buffer "
        "([UB_OVERFLOW])",
        [](F f) { return f.ascendc && f.final_copy; }},
       {"ascendc_missing_free", 0.25, "draft",
