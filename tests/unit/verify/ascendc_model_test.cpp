@@ -99,7 +99,7 @@ TEST_F(AscendcModel, AScalarLoopCostsWhatTheScalarUnitCosts) {
   std::string scalar = with(relu(), "    Relu(y, x, static_cast<int32_t>((n + 7) / 8 * 8));",
                             "    for (uint32_t i = 0; i < n; ++i) {\n"
                             "      float v = x.GetValue(i);\n"
-                            "      y.SetValue(i, v > 0.0f ? v : 0.0f);\n"
+                            "      y.SetValue(i, v > 0.0f || v != v ? v : 0.0f);\n"
                             "    }");
   Verdict vec = verify(relu()), sc = verify(scalar);
   std::printf("relu: vector %.0f cycles, scalar loop %.0f (%.1fx)\n", cycles(vec), cycles(sc),
