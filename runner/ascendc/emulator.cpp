@@ -861,10 +861,10 @@ void map_binary(int32_t op, T* d, const T* a, const T* b, uint32_t n, double s, 
           break;
         case EVK_ACL_MAX:
         case EVK_ACL_MAXS:
-          r = std::fmax(xf, yf);
+          r = std::isnan(xf) || std::isnan(yf) ? xf + yf : std::fmax(xf, yf);  // NaN propagates
           break;
         default:
-          r = std::fmin(xf, yf);
+          r = std::isnan(xf) || std::isnan(yf) ? xf + yf : std::fmin(xf, yf);
           break;
       }
       d[i] = static_cast<T>(r);
