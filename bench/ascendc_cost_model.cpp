@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
          {"scalar loop instead of Relu",
           with(relu, "    Relu(y, x, static_cast<int32_t>((n + 7) / 8 * 8));",
                "    for (uint32_t i = 0; i < n; ++i) {\n      float v = x.GetValue(i);\n      "
-               "y.SetValue(i, v > 0.0f ? v : 0.0f);\n    }")}});
+               "y.SetValue(i, v < 0.0f ? 0.0f : v);\n    }")}});
 
     std::string sm = solution("ascendc", "softmax");
     fmt::print("softmax: double buffering, cores\n");

@@ -232,7 +232,9 @@ class AscendcGen : public DeviceGen {
       << "  int32_t n = static_cast<int32_t>(t.cols);\n"
       << "  for (uint32_t r = 0; r < rows; ++r) {\n"
       << "    LocalTensor<float> xl = inQ.AllocTensor<float>();\n"
-      << "    DataCopy(xl, xGm[r * t.cols], t.cols);\n"
+      << "    if (t.cols % 8 == 0) DataCopy(xl, xGm[r * t.cols], t.cols);\n"
+      << "    else DataCopyPad(xl, xGm[r * t.cols], DataCopyExtParams(1, t.cols * 4, 0, 0, 0), "
+         "DataCopyPadExtParams<float>(false, 0, 0, 0.0f));\n"
       << "    inQ.EnQue(xl);\n    xl = inQ.DeQue<float>();\n"
       << "    LocalTensor<float> yl = outQ.AllocTensor<float>();\n"
       << "    LocalTensor<float> w = work.Get<float>(), m = red.Get<float>();\n";
@@ -250,7 +252,9 @@ class AscendcGen : public DeviceGen {
     s << "    Epilogue(yl, tmpBuf.Get<float>(), n);\n"
       << (pit("ascendc_missing_free") ? "" : "    inQ.FreeTensor(xl);\n")
       << "    outQ.EnQue(yl);\n    yl = outQ.DeQue<float>();\n"
-      << "    DataCopy(yGm[r * t.cols], yl, t.cols);\n    outQ.FreeTensor(yl);\n  }\n}\n\n";
+      << "    if (t.cols % 8 == 0) DataCopy(yGm[r * t.cols], yl, t.cols);\n"
+      << "    else DataCopyPad(yGm[r * t.cols], yl, DataCopyExtParams(1, t.cols * 4, 0, 0, 0));\n"
+      << "    outQ.FreeTensor(yl);\n  }\n}\n\n";
     s << "extern \"C\" int evk_forward(const evk_tensor* in, int32_t n_in, evk_tensor* out, "
          "int32_t n_out) {\n"
       << "  if (n_in < 1 || n_out < 1) return 1;\n  Tiling t;\n"
@@ -258,8 +262,8 @@ class AscendcGen : public DeviceGen {
       << "].ndim - 1]);\n"
       << "  t.rows = static_cast<uint32_t>(evk_numel(&in[" << src_ << "]) / t.cols);\n"
       << "  if (t.rows == 0) return 0;\n"
-      << "  if (t.cols % 8 != 0 || t.cols > 8192) return 2;  // rows of whole 32-byte blocks that "
-         "fit the UB\n"
+      << "  // whole rows in the UB: the in and out queues, the work and scratch rows, the result\n"
+      << "  if (t.cols * sizeof(float) * (2 * BUFFER_NUM + 2) + 32 > 192 * 1024) return 2;\n"
       << "  uint32_t blocks = t.rows < " << cores() << " ? t.rows : " << cores() << ";\n"
       << "  t.rowsPerCore = (t.rows + blocks - 1) / blocks;\n"
       << "  blocks = (t.rows + t.rowsPerCore - 1) / t.rowsPerCore;\n"
@@ -304,9 +308,14 @@ class AscendcGen : public DeviceGen {
         << "  for (int32_t r = 0; r < tm; ++r) {  // the epilogue, row by row over this block\n"
         << "    uint64_t at = (uint64_t)(m0 + r) * tiling.N + n0;\n"
         << "    LocalTensor<float> v = inQ.AllocTensor<float>();\n"
-        << "    DataCopy(v, cGm[at], tn);\n    inQ.EnQue(v);\n    v = inQ.DeQue<float>();\n"
+        << "    if (tn % 8 == 0) DataCopy(v, cGm[at], tn);\n"
+        << "    else DataCopyPad(v, cGm[at], DataCopyExtParams(1, tn * 4, 0, 0, 0), "
+           "DataCopyPadExtParams<float>(false, 0, 0, 0.0f));\n"
+        << "    inQ.EnQue(v);\n    v = inQ.DeQue<float>();\n"
         << "    Epilogue(v, tmpBuf.Get<float>(), tn);\n"
-        << "    DataCopy(cGm[at], v, tn);\n    inQ.FreeTensor(v);\n  }\n";
+        << "    if (tn % 8 == 0) DataCopy(cGm[at], v, tn);\n"
+        << "    else DataCopyPad(cGm[at], v, DataCopyExtParams(1, tn * 4, 0, 0, 0));\n"
+        << "    inQ.FreeTensor(v);\n  }\n";
     }
     s << "}\n\n";
     s << "extern \"C\" int evk_forward(const evk_tensor* in, int32_t n_in, evk_tensor* out, "
@@ -315,9 +324,6 @@ class AscendcGen : public DeviceGen {
       << "  int32_t M = (int32_t)in[" << src_ << "].shape[0], K = (int32_t)in[" << src_
       << "].shape[1];\n"
       << "  int32_t N = (int32_t)out[0].shape[1];\n  if (M == 0 || N == 0) return 0;\n"
-      << (chain_ops_.empty()
-              ? ""
-              : "  if (N % 8 != 0) return 2;  // the epilogue copies whole 32-byte rows\n")
       << "  matmul_tiling::MultiCoreMatmulTiling tiler;\n  tiler.SetDim(" << cores() << ");\n"
       << "  tiler.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, "
          "matmul_tiling::DataType::DT_FLOAT);\n"
