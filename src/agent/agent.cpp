@@ -117,8 +117,10 @@ Agent::TaskContext Agent::load(const TaskInfo& task) {
   tc.ops = op_names(tc.ref);
   std::lock_guard lk(writer_);
   tc.attempts = log_.for_task(task.id);
-  log_.put_task({task.id, task.level, tc.ref.eager_ms, tc.ref.flops, tc.ref.bytes,
-                 !task.fitted.empty(), ""});
+  // A backend with a modeled latency has a modeled eager baseline too (ascendc): the run's
+  // speed-ups must divide model by model, as the verdicts do.
+  log_.put_task({task.id, task.level, backend_.modeled_eager_ms(tc.ref).value_or(tc.ref.eager_ms),
+                 tc.ref.flops, tc.ref.bytes, !task.fitted.empty(), ""});
   return tc;
 }
 

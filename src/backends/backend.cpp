@@ -1,5 +1,6 @@
 #include "backends/backend.h"
 
+#include "backends/ascendc/ascendc_backend.h"
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/opencl/opencl_backend.h"
@@ -12,7 +13,7 @@ std::filesystem::path Backend::knowledge_dir() const { return data_root() / "kno
 
 RunnerSpec Backend::runner(const std::filesystem::path&) const { return {}; }
 
-std::vector<std::string> backend_names() { return {"cpu", "cuda", "opencl"}; }
+std::vector<std::string> backend_names() { return {"ascendc", "cpu", "cuda", "opencl"}; }
 
 std::string backend_help() {
   std::string s;
@@ -21,6 +22,7 @@ std::string backend_help() {
 }
 
 std::unique_ptr<Backend> make_backend(const std::string& name) {
+  if (name == "ascendc") return std::make_unique<AscendcBackend>();
   if (name == "cpu") return std::make_unique<CpuBackend>();
   if (name == "cuda") return std::make_unique<CudaBackend>();
   if (name == "opencl") return std::make_unique<OpenClBackend>();

@@ -15,6 +15,8 @@
 
 namespace evk {
 
+struct Reference;
+
 struct CompileResult {
   bool ok = false;
   std::string feedback;              // the first errors, trimmed, paths made relative
@@ -58,6 +60,12 @@ class Backend {
   // nullopt when this machine can run the backend's kernels, else why not and what to do; the
   // verifier then stops after the compile and static gates with category `no_device`.
   virtual std::optional<std::string> device_unavailable() const { return std::nullopt; }
+  // Backends whose latency is modeled (ascendc: a cycle model, not a clock) model the PyTorch
+  // eager baseline on the same machine; nullopt: the oracle's measured eager time applies.
+  virtual std::optional<double> modeled_eager_ms(const Reference&) const { return std::nullopt; }
+  // Whether the runner's per-call times come from a deterministic cost model (the verifier then
+  // takes them as the latency: no wall-clock timing, no confirmation; TrialOptions::modeled).
+  virtual bool modeled_latency() const { return false; }
 };
 
 // UsageError listing the known backends when `name` is not one of them.

@@ -139,6 +139,7 @@ GenResult generate_for_backend(const PromptView& p, const Plan& plan) {
   if (p.backend == "cpu") return generate(p, plan);
   if (p.backend == "cuda") return generate_cuda(p, plan);
   if (p.backend == "opencl") return generate_opencl(p, plan);
+  if (p.backend == "ascendc") return generate_ascendc(p, plan);
   GenResult r;
   r.ok = false;
   if (p.backend.empty()) {

@@ -187,6 +187,7 @@ void DeviceGen::walk() {
       chain_.push_back([t, op, f](const std::string& v, const std::string&) {
         return "(" + *unary(t, op, v, f) + ")";
       });
+      chain_ops_.push_back({t, &op});
       on_elementwise(true);
       continue;
     }
@@ -216,6 +217,7 @@ void DeviceGen::binary(const FxOp& op, const std::string& t) {
   if (other.is_num()) {
     start_main_from(mine, op.name);
     std::string c = flt(other.num());
+    chain_ops_.push_back({t, &op, true, left, other.num()});
     chain_.push_back([=](const std::string& v, const std::string&) {
       return left ? "(" + v + " " + sym + " " + c + ")" : "(" + c + " " + sym + " " + v + ")";
     });
@@ -230,6 +232,7 @@ void DeviceGen::binary(const FxOp& op, const std::string& t) {
     feat_.has_broadcast = true;
   }
   operands_.push_back(o);
+  chain_ops_.push_back({t, &op, false, left});
   std::string ptr = "t" + std::to_string(k);
   bool ignore = pit("broadcast_ignored");
   chain_.push_back([=](const std::string& v, const std::string& idx) {

@@ -82,6 +82,15 @@ class DeviceGen {
   Main main_ = Main::kElementwise;
   int src_ = -1;
   std::vector<Expr> chain_;
+  // The chain's ops by name, for generators that emit one API call per op (ascendc): the
+  // op, its scalar constant (binary ops with a number) and whether the value was on the left.
+  struct ChainOp {
+    std::string t;
+    const FxOp* op = nullptr;
+    bool scalar = false, left = true;
+    double c = 0;
+  };
+  std::vector<ChainOp> chain_ops_;
   std::vector<Operand> operands_;
   std::vector<int64_t> out_shape_;
   std::string row_op_, red_op_;

@@ -105,6 +105,7 @@ struct Features {
   std::vector<int64_t> matmul_dims;  // M, N, K of every product, for the tile tail check
   bool cuda = false;              // written by the CUDA generator (its own pitfall rows)
   bool opencl = false;            // written by the OpenCL generator (its own pitfall rows)
+  bool ascendc = false;           // written by the Ascend C generator (its own pitfall rows)
 };
 
 // The decisions the generator follows.
@@ -135,6 +136,9 @@ GenResult generate_for_backend(const PromptView& p, const Plan& plan);
 GenResult generate_cuda(const PromptView& p, const Plan& plan);
 // sim_opencl.cpp: OpenCL kernels (R"evk_cl( program + evk_cl host code) for the same graphs.
 GenResult generate_opencl(const PromptView& p, const Plan& plan);
+// sim_ascendc.cpp: Ascend C kernels (kernel_operator.h, TPipe/TQue pipelines, the Matmul API)
+// for elementwise chains, row softmax/log_softmax and matmul/linear with an epilogue.
+GenResult generate_ascendc(const PromptView& p, const Plan& plan);
 
 // ---- data tables (sim_pitfalls.cpp, sim_moves.cpp) ----
 

@@ -28,6 +28,9 @@ const std::vector<MoveRow>& move_table() {
       {"omp", 0.8, {"openmp", "parallel", "omp", "threads", "multithread"},
        "adds `#pragma omp parallel for` to the outermost loop of each nest",
        [](F) { return true; }},
+      {"double_buffer", 1.0, {"double buffer", "double-buffer", "ping-pong", "BUFFER_NUM", "overlap"},
+       "gives the Ascend C queues two buffers so copies overlap compute",
+       [](F f) { return f.ascendc; }},
   };
   return rows;
 }

@@ -81,6 +81,26 @@ const std::vector<PitfallRow>& pitfall_table() {
        "passes a size as cl_int where the kernel parameter is `long`: clSetKernelArg fails "
        "with CL_INVALID_ARG_SIZE (-51)",
        [](F f) { return f.opencl; }},
+      // Ascend C cold-start mistakes (the Ascend C generator sets Features::ascendc; after
+      // every other backend's rows so that their draws are unchanged).
+      {"ascendc_unaligned_copy", 0.35, "draft",
+       "splits the elements over the blocks without rounding to 8 floats and copies with "
+       "DataCopy: lengths not a multiple of 32 bytes ([UNALIGNED_COPY])",
+       [](F f) { return f.ascendc && f.final_copy; }},
+      {"ascendc_ub_overflow", 0.25, "draft",
+       "96 KB tiles for the in, out and scratch buffers: 288 KB of the 192 KB Unified Buffer "
+       "([UB_OVERFLOW])",
+       [](F f) { return f.ascendc && f.final_copy; }},
+      {"ascendc_missing_free", 0.25, "draft",
+       "forgets FreeTensor of the input tile ([TENSOR_NOT_FREED] or [QUEUE_ALLOC_EXHAUSTED])",
+       [](F f) { return f.ascendc && !f.has_product; }},
+      {"ascendc_block_offset", 0.2, "draft",
+       "offsets each block by (GetBlockIdx() + 1) blocks: the last one runs past the tensor "
+       "([GM_OUT_OF_BOUNDS])",
+       [](F f) { return f.ascendc && !f.has_product; }},
+      {"ascendc_tail_dropped", 0.25, "draft",
+       "the tile loop stops before a last partial tile: its outputs stay NaN",
+       [](F f) { return f.ascendc && f.final_copy; }},
   };
   return rows;
 }

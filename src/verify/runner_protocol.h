@@ -88,6 +88,9 @@ struct RunnerReport {
   // Peaks of the device the kernel ran on, reported by runners whose kernels do not run on this
   // machine's CPU (evk-runner-cuda); 0 when the CPU's peaks apply.
   double device_gbps = 0, device_gflops = 0;
+  // Runners whose latency is modeled (evk-runner-ascendc) describe the model's figures here
+  // ({"cycles", "ms", "clock_ghz", "launches": [...]}); null for measured latencies.
+  nlohmann::json modeled;
 };
 
 RunnerReport parse_runner_output(const std::string& out);

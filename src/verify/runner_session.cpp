@@ -206,6 +206,7 @@ RunnerSession::Batch RunnerSession::run(const std::vector<std::pair<int, int>>& 
     b.rc = done->value("rc", 0);
     b.exception = done->value("exception", "");
     b.failed_call = done->value("failed_call", -1);
+    if (done->contains("modeled")) b.modeled = (*done)["modeled"];
   } catch (const json::exception&) {
     violation_ = "the runner's \"done\" reply is malformed";
     return b;

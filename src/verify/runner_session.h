@@ -51,6 +51,7 @@ class RunnerSession {
     std::string exception;
     int failed_call = -1;
     std::string mutated;
+    nlohmann::json modeled;  // a cost model's figures (evk-runner-ascendc); null otherwise
   };
   // Poisons each named slot for its group's set, then runs the calls back to back.
   Batch run(const std::vector<std::pair<int, int>>& calls, const std::vector<int>& set_of_group);

@@ -40,6 +40,9 @@ struct TrialOptions {
   double batch_target_ms = 10;  // a batch's length: the parent's clock overhead stays small
   int threads = 1;
   uint64_t region_cap_bytes = 256ull << 20;  // output slots
+  // The runner's "ms" come from a deterministic cost model (ascendc), not a clock: one checked
+  // call per seed, latency = the median of the modeled times; nothing is timed or confirmed.
+  bool modeled = false;
 };
 
 struct TrialOutcome {

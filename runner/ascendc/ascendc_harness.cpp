@@ -1,0 +1,323 @@
+#include "ascendc_harness.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "../channels.h"
+#include "../sandbox.h"
+#include "backends/ascendc/npu_constants.h"
+#include "core/error.h"
+#include "emulator.h"
+#include "evokernel/kernel_abi.h"
+
+namespace evk::runner::ascendc {
+namespace {
+
+using nlohmann::json;
+using Bytes = std::vector<uint8_t>;
+typedef int (*evk_forward_fn)(const evk_tensor*, int32_t, evk_tensor*, int32_t);
+
+const char kDirectGm[] =
+    "[DIRECT_GM_ACCESS] the code read or wrote global memory through a pointer: a GM_ADDR "
+    "(and any __gm__ T* made from it) is a device address that only the Ascend C API may "
+    "touch; move data with DataCopy into a LocalTensor, read single values with "
+    "GlobalTensor::GetValue, and keep host code to tiling and ACLRT_LAUNCH_KERNEL";
+
+// What the SIGSEGV handler writes, and where: a load_error event on the report channel while
+// the library loads, the current call's "done" and "checked" replies during a run. Prepared
+// outside the handler, written with one write() (async-signal-safe).
+int g_fault_fd = -1;
+char g_fault_text[8192];
+
+void set_fault_text(int fd, const std::string& s) {
+  g_fault_fd = fd;
+  std::snprintf(g_fault_text, sizeof g_fault_text, "%s", s.c_str());
+}
+
+void on_sigsegv(int sig, siginfo_t* info, void*) {
+  if (Emulator::is_device_address(reinterpret_cast<uintptr_t>(info->si_addr))) {
+    ssize_t n = ::write(g_fault_fd, g_fault_text, std::strlen(g_fault_text));
+    (void)n;
+    ::_exit(0);
+  }
+  ::signal(sig, SIG_DFL);  // any other fault: the default crash, reported as a signal
+}
+
+void install_segv_handler() {
+  static char stack[64 * 1024];
+  stack_t ss{};
+  ss.ss_sp = stack;
+  ss.ss_size = sizeof stack;
+  ::sigaltstack(&ss, nullptr);
+  struct sigaction sa {};
+  sa.sa_sigaction = on_sigsegv;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGSEGV, &sa, nullptr);
+  ::sigaction(SIGBUS, &sa, nullptr);
+}
+
+// One tensor in emulated global memory with the host shape/stride arrays the ABI points at.
+struct Buffer {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape, strides;
+  size_t nbytes = 0;
+  uint64_t addr = 0;
+  Buffer(DType t, const std::vector<int64_t>& s, size_t n, const std::string& name)
+      : dtype(t), shape(s), nbytes(n), addr(Emulator::get().gm_alloc(n, name)) {
+    strides.assign(shape.size(), 1);
+    for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
+      strides[i] = strides[i + 1] * shape[i + 1];
+  }
+  evk_tensor view() const {
+    return {reinterpret_cast<void*>(static_cast<uintptr_t>(addr)), static_cast<int32_t>(dtype),
+            static_cast<int32_t>(shape.size()), shape.data(), strides.data()};
+  }
+  void upload(const uint8_t* p) { Emulator::get().gm_write(addr, p, nbytes); }
+  void download(uint8_t* p) const { Emulator::get().gm_read(addr, p, nbytes); }
+};
+using Buffers = std::vector<std::unique_ptr<Buffer>>;
+
+// The input buffers of one group and the set they hold.
+struct Group {
+  int set = -1;
+  Buffers bufs;
+};
+
+class Harness {
+ public:
+  Harness(const RunnerJob& job, int report_fd)
+      : job_(job), events_(report_fd), ctl_(job.control_fd), cmds_(job.control_fd),
+        rep_fd_(report_fd) {}
+
+  int run() {
+    events_.emit({{"event", "started"}});  // the parent learns the pid from this line
+    // The kernels run on the emulated device: its peaks are the roofline's, not this CPU's.
+    events_.emit({{"event", "device_peaks"}, {"gbps", npu::kHbmGBps}, {"gflops", npu::kCubeFp32Gflops}});
+    Mapping in(job_.inputs_fd, job_.inputs_bytes, false);
+    Mapping out(job_.outputs_fd, job_.slot_bytes * static_cast<size_t>(job_.slots), true);
+    in_ = &in;
+    out_ = &out;
+    Emulator::get().set_fail_handler([this](const std::string&, const std::string& message) {
+      if (call_ < 0) {
+        load_error(message);
+      } else {
+        reply_done(0, message, call_);
+      }
+      ::_exit(0);
+    });
+    set_fault_text(rep_fd_, json{{"event", "load_error"}, {"what", std::string(kDirectGm) +
+                                                                       " (while the library loaded)"}}
+                                    .dump() + "\n");
+    install_segv_handler();
+    if (std::string why = enter_sandbox(rep_fd_, job_.library); !why.empty()) return load_error(why);
+    void* lib = ::dlopen(job_.library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return load_error(std::string("cannot load the library: ") + ::dlerror());
+    fn_ = reinterpret_cast<evk_forward_fn>(::dlsym(lib, "evk_forward"));
+    if (!fn_)
+      return load_error(
+          "the library does not export evk_forward: define it with extern \"C\" "
+          "EVK_EXPORT and include evokernel/kernel_abi.h");
+    ctl_.emit({{"ready", true}});
+    while (auto cmd = cmds_.next()) {
+      std::string op = cmd->value("op", "");
+      if (op == "load") {
+        load(cmd->at("group").get<int>(), cmd->at("set").get<int>());
+        ctl_.emit({{"ok", true}});
+      } else if (op == "run") {
+        run_calls(cmd->at("calls"));
+      } else if (op == "quit") {
+        ctl_.emit({{"result", true}, {"calls", calls_}});
+        return 0;
+      } else {
+        throw Error("unknown command " + op);
+      }
+    }
+    return 0;  // the parent went away
+  }
+
+ private:
+  const uint8_t* source(const RunnerTensor& t) const {
+    if (t.offset + t.nbytes > in_->size()) throw Error("an input lies outside the inputs region");
+    return in_->data() + t.offset;
+  }
+
+  void load(int g, int s) {
+    if (s < 0 || s >= static_cast<int>(job_.sets.size())) throw Error("no input set " + std::to_string(s));
+    const RunnerSet& set = job_.sets[static_cast<size_t>(s)];
+    Group& grp = groups_[g];
+    bool same = grp.bufs.size() == set.inputs.size();
+    for (size_t i = 0; same && i < set.inputs.size(); ++i)
+      same = grp.bufs[i]->shape == set.inputs[i].shape && grp.bufs[i]->dtype == set.inputs[i].dtype;
+    if (!same) {
+      grp.bufs.clear();
+      for (size_t i = 0; i < set.inputs.size(); ++i) {
+        const auto& t = set.inputs[i];
+        std::string name = i < job_.abi.size() ? job_.abi[i] : "input " + std::to_string(i);
+        grp.bufs.push_back(std::make_unique<Buffer>(t.dtype, t.shape, t.nbytes, name));
+      }
+    }
+    for (size_t i = 0; i < set.inputs.size(); ++i) grp.bufs[i]->upload(source(set.inputs[i]));
+    grp.set = s;
+  }
+
+  // The device output buffers of a slot for a set's output shapes (kept: same addresses).
+  Buffers& outputs(int slot, int s) {
+    Buffers& b = outs_[{slot, s}];
+    if (b.empty())
+      for (const auto& o : job_.sets[static_cast<size_t>(s)].outputs)
+        b.push_back(std::make_unique<Buffer>(o.dtype, o.shape, o.nbytes(), o.name));
+    return b;
+  }
+
+  struct Call {
+    int group = 0, slot = 0;
+    std::vector<evk_tensor> in, out;
+  };
+
+  Call prepare(int g, int slot) {
+    auto it = groups_.find(g);
+    if (it == groups_.end() || it->second.set < 0) throw Error("group " + std::to_string(g) + " holds no set");
+    if (slot < 0 || slot >= job_.slots) throw Error("no slot " + std::to_string(slot));
+    Call c;
+    c.group = g;
+    c.slot = slot;
+    for (auto& b : it->second.bufs) c.in.push_back(b->view());
+    for (auto& b : outputs(slot, it->second.set)) c.out.push_back(b->view());
+    return c;
+  }
+
+  // The parent poisoned the slot; the device buffers behind it get the same poison, so a
+  // kernel that writes nothing shows as never written, not as the previous call's outputs.
+  void poison(const Call& c) {
+    for (auto& b : outputs(c.slot, groups_.at(c.group).set)) {
+      Bytes p(b->nbytes);
+      poison_bytes(b->dtype, p.data(), p.size());
+      b->upload(p.data());
+    }
+  }
+
+  void store(const Call& c) {
+    const RunnerSet& set = job_.sets[static_cast<size_t>(groups_.at(c.group).set)];
+    auto off = output_offsets(set);
+    uint8_t* base = out_->data() + static_cast<size_t>(c.slot) * job_.slot_bytes;
+    auto& bufs = outputs(c.slot, groups_.at(c.group).set);
+    for (size_t i = 0; i < bufs.size(); ++i) bufs[i]->download(base + off[i]);
+  }
+
+  void run_calls(const json& calls) {
+    std::vector<Call> cs;
+    for (const auto& c : calls) cs.push_back(prepare(c.at(0).get<int>(), c.at(1).get<int>()));
+    ms_.clear();
+    modeled_ = json();
+    used_.clear();
+    for (const auto& c : cs) used_.push_back(c.group);
+    int rc = 0, failed = -1;
+    std::string exception;
+    ctl_.emit({{"go", true}});
+    for (size_t k = 0; k < cs.size(); ++k) {
+      Call& c = cs[k];
+      poison(c);
+      call_ = static_cast<int>(k);
+      set_fault_text(job_.control_fd, done_text(0, kDirectGm, call_));
+      Emulator::get().begin_call();
+      try {
+        rc = fn_(c.in.data(), static_cast<int32_t>(c.in.size()), c.out.data(), static_cast<int32_t>(c.out.size()));
+      } catch (const std::exception& e) {
+        exception = e.what();
+      } catch (...) {
+        exception = "an exception that is not a std::exception";
+      }
+      call_ = -1;
+      ++calls_;
+      ms_.push_back(Emulator::get().call_ms());
+      if (k == 0) modeled_ = modeled_json();
+      store(c);
+      if (rc != 0 || !exception.empty()) {
+        failed = static_cast<int>(k);
+        break;
+      }
+    }
+    reply_done(rc, exception, failed);
+  }
+
+  std::string done_text(int rc, const std::string& exception, int failed) const {
+    json d = {{"done", true}, {"ms", ms_}, {"rc", rc}, {"exception", exception}, {"failed_call", failed}};
+    if (!modeled_.is_null()) d["modeled"] = modeled_;
+    return d.dump() + "\n" + json{{"checked", true}, {"mutated", mutation()}}.dump() + "\n";
+  }
+
+  void reply_done(int rc, const std::string& exception, int failed) {
+    std::string s = done_text(rc, exception, failed);
+    size_t nl = s.find('\n');
+    ctl_.emit(json::parse(s.substr(0, nl)));
+    ctl_.emit(json::parse(s.substr(nl + 1)));
+  }
+
+  // "in.0 at element 12" when a group's device buffers no longer hold the set loaded there.
+  std::string mutation() const {
+    for (int g : used_) {
+      const Group& grp = groups_.at(g);
+      const RunnerSet& set = job_.sets[static_cast<size_t>(grp.set)];
+      for (size_t i = 0; i < grp.bufs.size(); ++i) {
+        Bytes now(grp.bufs[i]->nbytes);
+        grp.bufs[i]->download(now.data());
+        const uint8_t* was = source(set.inputs[i]);
+        if (std::memcmp(now.data(), was, now.size()) == 0) continue;
+        size_t k = 0;
+        while (now[k] == was[k]) ++k;
+        std::string name = i < job_.abi.size() ? job_.abi[i] : "input " + std::to_string(i);
+        return fmt::format("{} at element {}", name, k / std::max<size_t>(1, dtype_size(grp.bufs[i]->dtype)));
+      }
+    }
+    return "";
+  }
+
+  json modeled_json() const {
+    const Emulator& e = Emulator::get();
+    json launches = json::array();
+    for (const auto& l : e.launches())
+      launches.push_back({{"kernel", l.kernel}, {"block_dim", l.block_dim}, {"cycles", l.cycles}});
+    return {{"cycles", e.call_cycles()},
+            {"ms", e.call_ms()},
+            {"clock_ghz", npu::kClockGHz},
+            {"launch_us", npu::kLaunchUs},
+            {"launches", launches}};
+  }
+
+  int load_error(const std::string& what) {
+    events_.emit({{"event", "load_error"}, {"what", what}});
+    return 0;
+  }
+
+  const RunnerJob& job_;
+  Reporter events_, ctl_;
+  CommandReader cmds_;
+  int rep_fd_;
+  Mapping* in_ = nullptr;
+  Mapping* out_ = nullptr;
+  evk_forward_fn fn_ = nullptr;
+  std::map<int, Group> groups_;
+  std::map<std::pair<int, int>, Buffers> outs_;  // (slot, set) -> device outputs
+  std::vector<double> ms_;
+  std::vector<int> used_;
+  json modeled_;
+  int call_ = -1;  // the call in progress within a run, -1 outside one
+  int64_t calls_ = 0;
+};
+
+}  // namespace
+
+int run_ascendc_harness(const RunnerJob& job, int report_fd) {
+  Harness h(job, report_fd);
+  return h.run();
+}
+
+}  // namespace evk::runner::ascendc

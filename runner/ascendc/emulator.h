@@ -1,0 +1,103 @@
+// The emulated Ascend 910B AI Core behind kernel_operator.h: it owns global memory (device
+// addresses the kernel can pass around but not dereference: they are PROT_NONE
+// reservations, the bytes live elsewhere) and every core's local memory (no address at all),
+// checks each Ascend C call against the real toolchain's and runtime's rules, and charges it
+// to a discrete-event model of the core's pipes (MTE2, vector, cube, MTE3, scalar).
+//
+// Timing: each call starts when its pipe is free, its operands' producers have finished and
+// the scalar unit has issued it; a slot's last access bounds its next write, so a queue with
+// one buffer serialises copy and compute and a queue with two overlaps them. Blocks run in
+// waves over kCores cores; a launch costs the slowest core plus the launch cost. Everything
+// is a pure function of the sequence of calls: the same kernel gives the same cycles always.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "evokernel/ascendc_emu.h"
+
+namespace evk::runner::ascendc {
+
+// What ends a run: a named category (the guide's feedback table) and the message.
+using FailHandler = std::function<void(const std::string& category, const std::string& message)>;
+
+struct LaunchRecord {
+  std::string kernel;
+  uint32_t block_dim = 0;
+  double cycles = 0;  // the slowest core
+};
+
+class Emulator {
+ public:
+  static Emulator& get();
+
+  void set_fail_handler(FailHandler h) { fail_ = std::move(h); }
+  [[noreturn]] void fail(const std::string& category, const std::string& message);
+
+  // Global memory. alloc returns a device address (a PROT_NONE reservation).
+  uint64_t gm_alloc(size_t bytes, const std::string& name);
+  void gm_write(uint64_t addr, const void* src, size_t bytes);
+  void gm_read(uint64_t addr, void* dst, size_t bytes) const;
+  void gm_release_all();
+  // Whether `addr` lies in a reservation (for the SIGSEGV handler: async-signal-safe).
+  static bool is_device_address(uintptr_t addr);
+
+  // One evk_forward call: reset, run, then read what it cost.
+  void begin_call();
+  double call_ms() const;
+  const std::vector<LaunchRecord>& launches() const { return launches_; }
+  double call_cycles() const;
+
+  // The C API (ascendc_emu.h) forwards here.
+  uint32_t block_idx() const;
+  uint32_t block_num() const;
+  void launch_begin(uint32_t dim, const char* kernel);
+  int32_t next_block();
+  void launch_end();
+  uint64_t workspace();
+  uint32_t init_queue(int32_t pos, int32_t depth, uint32_t num, uint32_t len);
+  uint32_t init_tbuf(int32_t pos, uint32_t len);
+  void alloc(uint32_t que, int32_t dtype, evk_lt* out);
+  void enque(uint32_t que, const evk_lt* t);
+  void deque(uint32_t que, int32_t dtype, evk_lt* out);
+  void free_tensor(uint32_t que, const evk_lt* t);
+  void tbuf_get(uint32_t buf, int32_t dtype, uint32_t count, evk_lt* out);
+  void check_sub(const evk_lt* t, uint32_t off);
+  void gm_check(const evk_gt* t);
+  void copy(int32_t dir, const evk_lt* lt, const evk_lt* lt2, const evk_gt* gt, uint32_t count);
+  void copy_blocks(int32_t dir, const evk_lt* lt, const evk_gt* gt, uint32_t count, uint32_t len,
+                   uint32_t src_stride, uint32_t dst_stride);
+  void copy_pad(int32_t dir, const evk_lt* lt, const evk_gt* gt, uint32_t count, uint32_t bytes,
+                uint32_t src_stride, uint32_t dst_stride, int32_t pad, uint32_t left,
+                uint32_t right, double value);
+  void binary(int32_t op, const evk_lt* d, const evk_lt* a, const evk_lt* b, uint32_t n);
+  void scalar_op(int32_t op, const evk_lt* d, const evk_lt* a, double s, uint32_t n);
+  void unary(int32_t op, const evk_lt* d, const evk_lt* a, uint32_t n);
+  void duplicate(const evk_lt* d, double s, uint32_t n);
+  void cast(const evk_lt* d, const evk_lt* a, int32_t round, uint32_t n);
+  void compare(const evk_lt* mask, const evk_lt* a, const evk_lt* b, double s, bool with_scalar,
+               int32_t mode, uint32_t n);
+  void select(const evk_lt* d, const evk_lt* mask, const evk_lt* a, const evk_lt* b, double s,
+              int32_t mode, uint32_t n);
+  void reduce(int32_t op, const evk_lt* d, const evk_lt* a, const evk_lt* work, uint32_t n,
+              bool index);
+  void whole_reduce(int32_t op, const evk_lt* d, const evk_lt* a, int32_t mask, int32_t repeat,
+                    int32_t dst_rep, int32_t src_blk, int32_t src_rep, int32_t order);
+  double get_value(const evk_lt* t, uint32_t i);
+  void set_value(const evk_lt* t, uint32_t i, double v);
+  double gm_get(const evk_gt* t, uint64_t i);
+  void gm_set(const evk_gt* t, uint64_t i, double v);
+  void matmul(const evk_mm* mm);
+  void barrier(int32_t pipe);
+
+  struct Impl;  // the state; public only to the emulator's own helper functions
+  Impl& impl();
+
+ private:
+  Emulator() = default;
+  FailHandler fail_;
+  std::vector<LaunchRecord> launches_;
+};
+
+}  // namespace evk::runner::ascendc

@@ -1,0 +1,51 @@
+// task: builtin:level1/matmul_square
+// expect: feasible
+// C = A * B on the cube through the high-level Matmul API: the host computes a TCubeTiling
+// for 24 cores (MultiCoreMatmulTiling), each block takes its singleCoreM x singleCoreN part
+// of C, with SetTail for the edge blocks.
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+#include "tiling/tiling_api.h"
+using namespace AscendC;
+
+using AType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+using BType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+using CType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+
+extern "C" __global__ __aicore__ void matmul_custom(GM_ADDR a, GM_ADDR b, GM_ADDR c, TCubeTiling tiling) {
+  TPipe pipe;
+  GlobalTensor<float> aGm, bGm, cGm;
+  aGm.SetGlobalBuffer((__gm__ float*)a, (uint64_t)tiling.M * tiling.Ka);
+  bGm.SetGlobalBuffer((__gm__ float*)b, (uint64_t)tiling.Kb * tiling.N);
+  cGm.SetGlobalBuffer((__gm__ float*)c, (uint64_t)tiling.M * tiling.N);
+  int32_t mBlocks = (tiling.M + tiling.singleCoreM - 1) / tiling.singleCoreM;
+  int32_t mIdx = GetBlockIdx() % mBlocks, nIdx = GetBlockIdx() / mBlocks;
+  int32_t m0 = mIdx * tiling.singleCoreM, n0 = nIdx * tiling.singleCoreN;
+  if (m0 >= tiling.M || n0 >= tiling.N) return;
+  int32_t tailM = tiling.M - m0 < tiling.singleCoreM ? tiling.M - m0 : tiling.singleCoreM;
+  int32_t tailN = tiling.N - n0 < tiling.singleCoreN ? tiling.N - n0 : tiling.singleCoreN;
+  Matmul<AType, BType, CType> mm;
+  REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+  mm.SetTensorA(aGm[(uint64_t)m0 * tiling.Ka]);
+  mm.SetTensorB(bGm[n0]);
+  mm.SetTail(tailM, tailN);
+  mm.IterateAll(cGm[(uint64_t)m0 * tiling.N + n0]);
+  mm.End();
+}
+
+extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32_t) {
+  int32_t M = (int32_t)in[0].shape[0], K = (int32_t)in[0].shape[1], N = (int32_t)in[1].shape[1];
+  matmul_tiling::MultiCoreMatmulTiling tiler;
+  tiler.SetDim(24);
+  tiler.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+  tiler.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+  tiler.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+  tiler.SetShape(M, N, K);
+  tiler.SetOrgShape(M, N, K);
+  tiler.SetBias(false);
+  TCubeTiling tiling;
+  if (tiler.GetTiling(tiling) == -1) return 1;
+  ACLRT_LAUNCH_KERNEL(matmul_custom)(tiling.usedCoreNum, nullptr, (GM_ADDR)in[0].data, (GM_ADDR)in[1].data,
+                                     (GM_ADDR)out[0].data, tiling);
+  return 0;
+}

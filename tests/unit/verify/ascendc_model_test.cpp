@@ -1,0 +1,125 @@
+// The ascendc cost model against itself, through the real verifier and runner: the same
+// kernel gets the same cycles on every run (and so on every machine: the model is a pure
+// function of the calls), double buffering overlaps copy and compute, more cores and bigger
+// tiles pay, and a scalar loop costs what the scalar unit costs. Ratios only, within one run.
+#include <gtest/gtest.h>
+
+#include "backends/ascendc/eager_model.h"
+#include "backends/backend.h"
+#include "core/paths.h"
+#include "core/workspace.h"
+#include "tasks/oracle.h"
+#include "tasks/suite.h"
+#include "verify/verifier.h"
+
+namespace evk {
+namespace {
+namespace fs = std::filesystem;
+
+class AscendcModel : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ws_ = new Workspace(fs::path(EVK_BINARY_DIR) / "verify-test-ws");
+    OracleOptions oo;
+    oo.max_elements = 65536;
+    oo.timing_runs = 3;
+    verifier_ = new Verifier(*ws_, oo);
+    suite_ = new Suite(load_suite(*ws_, "builtin:level1", oo.max_elements));
+  }
+  static void TearDownTestSuite() {
+    delete suite_;
+    delete verifier_;
+    delete ws_;
+  }
+  void SetUp() override {
+    if (auto why = make_backend("ascendc")->device_unavailable()) GTEST_SKIP() << *why;
+  }
+  static std::string relu() {
+    return read_file(data_root() / "tests" / "corpus" / "ascendc" / "solutions" / "relu.cpp");
+  }
+  static std::string with(std::string s, const std::string& from, const std::string& to) {
+    size_t k = s.find(from);
+    EXPECT_NE(k, std::string::npos) << from;
+    if (k != std::string::npos) s.replace(k, from.size(), to);
+    return s;
+  }
+  static Verdict verify(const std::string& src, const std::string& task = "relu") {
+    VerifyOptions o;
+    o.backend = "ascendc";
+    o.use_cache = false;
+    o.seeds = 2;
+    Verdict v = verifier_->verify(find_task(*suite_, task), src, o);
+    EXPECT_TRUE(v.feasible) << v.category << ": " << v.feedback;
+    return v;
+  }
+  static double cycles(const Verdict& v) {
+    return v.metrics.value("modeled", nlohmann::json::object()).value("cycles", 0.0);
+  }
+  static Workspace* ws_;
+  static Verifier* verifier_;
+  static Suite* suite_;
+};
+Workspace* AscendcModel::ws_ = nullptr;
+Verifier* AscendcModel::verifier_ = nullptr;
+Suite* AscendcModel::suite_ = nullptr;
+
+TEST_F(AscendcModel, TheSameKernelGetsTheSameCyclesEveryRun) {
+  Verdict a = verify(relu()), b = verify(relu());
+  EXPECT_GT(cycles(a), 0);
+  EXPECT_EQ(cycles(a), cycles(b));
+  EXPECT_EQ(a.latency_ms, b.latency_ms);
+  EXPECT_EQ(a.eager_ms, b.eager_ms);
+}
+
+TEST_F(AscendcModel, DoubleBufferingOverlapsCopyAndCompute) {
+  // sigmoid (four vector calls per tile) in 1024-element tiles: compute is worth hiding.
+  std::string sig =
+      read_file(data_root() / "tests" / "corpus" / "ascendc" / "solutions" / "sigmoid.cpp");
+  std::string tiles = with(sig, "t.tile = t.perCore < 8192 ? t.perCore : 8192;",
+                           "t.tile = t.perCore < 1024 ? t.perCore : 1024;");
+  Verdict two = verify(tiles, "sigmoid");
+  Verdict one =
+      verify(with(tiles, "constexpr int32_t BUFFER_NUM = 2;", "constexpr int32_t BUFFER_NUM = 1;"),
+             "sigmoid");
+  std::printf("sigmoid, 1024-element tiles: 1 buffer %.0f cycles, 2 buffers %.0f (%.2fx)\n",
+              cycles(one), cycles(two), cycles(one) / cycles(two));
+  EXPECT_GT(cycles(one), 1.2 * cycles(two));
+}
+
+TEST_F(AscendcModel, MoreCoresAndBiggerTilesPay) {
+  Verdict cores24 = verify(relu());
+  Verdict cores1 = verify(with(relu(), "uint32_t blocks = 24;", "uint32_t blocks = 1;"));
+  EXPECT_GT(cycles(cores1), 4 * cycles(cores24));
+  Verdict tiny =
+      verify(with(relu(), "t.tile = t.perCore < 8192 ? t.perCore : 8192;", "t.tile = 64;"));
+  EXPECT_GT(cycles(tiny), 2 * cycles(cores24));
+}
+
+TEST_F(AscendcModel, AScalarLoopCostsWhatTheScalarUnitCosts) {
+  std::string scalar = with(relu(), "    Relu(y, x, static_cast<int32_t>((n + 7) / 8 * 8));",
+                            "    for (uint32_t i = 0; i < n; ++i) {\n"
+                            "      float v = x.GetValue(i);\n"
+                            "      y.SetValue(i, v > 0.0f || v != v ? v : 0.0f);\n"
+                            "    }");
+  Verdict vec = verify(relu()), sc = verify(scalar);
+  std::printf("relu: vector %.0f cycles, scalar loop %.0f (%.1fx)\n", cycles(vec), cycles(sc),
+              cycles(sc) / cycles(vec));
+  EXPECT_GT(cycles(sc), 10 * cycles(vec));
+}
+
+TEST_F(AscendcModel, TheEagerBaselineChargesEveryOperatorALaunch) {
+  Reference r;
+  r.meta = nlohmann::json::parse(R"js({"fx_ops": [
+    {"name": "x", "kind": "placeholder", "op": "placeholder", "shape": [1024, 1024]},
+    {"name": "relu", "kind": "call_function", "op": "relu", "shape": [1024, 1024], "args": "(x,)", "flops": 1048576},
+    {"name": "mul", "kind": "call_function", "op": "mul", "shape": [1024, 1024], "args": "(relu, 2.0)", "flops": 1048576},
+    {"name": "view", "kind": "call_method", "op": "view", "shape": [1048576], "args": "(mul, -1)", "flops": 0},
+    {"name": "output", "kind": "output", "op": "output", "shape": null, "args": "(view,)"}]})js");
+  double two_ops = modeled_eager_ms(r);
+  // Each op moves 8 MiB (4 in, 4 out) at 1600 GB/s and pays a 5 us launch; the view is free.
+  double expect = 2 * (8.0 * 1024 * 1024 / 1.6e12 * 1e3 + 5e-3);
+  EXPECT_NEAR(two_ops, expect, 1e-9);
+}
+
+}  // namespace
+}  // namespace evk
