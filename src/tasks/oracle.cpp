@@ -40,6 +40,24 @@ OracleOptions oracle_options(const Config& c) {
   return o;
 }
 
+// The error of an oracle process that failed: its JSON line's message and whether it says it
+// ran out of time (exit code 3 is the task's own fault), else what the process did.
+static OracleError oracle_failure(const ProcessResult& r, const std::string& what) {
+  std::string reason;
+  auto why = r.timed_out ? OracleError::Why::Timeout : OracleError::Why::Failed;
+  try {
+    auto j = json::parse(r.out.substr(0, r.out.find('\n')));
+    reason = j.value("error", "");
+    if (r.exit_code == 3 && !r.timed_out)
+      why = j.value("timeout", false) ? OracleError::Why::Timeout : OracleError::Why::Broken;
+  } catch (const std::exception&) {
+  }
+  if (reason.empty())
+    reason = "the oracle " + r.describe() +
+             (r.err.empty() ? "" : ": " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0));
+  return OracleError(why, what + ": " + reason);
+}
+
 const char* why_name(OracleError::Why w) {
   switch (w) {
     case OracleError::Why::Broken: return "broken file";
@@ -104,19 +122,7 @@ Reference oracle_reference(Workspace& ws, const TaskInfo& task, int seed,
   ProcessResult r = run_process(argv, po);
   if (!r.ok()) {
     fs::remove_all(tmp);
-    std::string reason;
-    auto why = r.timed_out ? OracleError::Why::Timeout : OracleError::Why::Failed;
-    try {
-      auto j = json::parse(r.out.substr(0, r.out.find('\n')));
-      reason = j.value("error", "");
-      if (r.exit_code == 3 && !r.timed_out)
-        why = j.value("timeout", false) ? OracleError::Why::Timeout : OracleError::Why::Broken;
-    } catch (const std::exception&) {
-    }
-    if (reason.empty())
-      reason = "the oracle " + r.describe() +
-               (r.err.empty() ? "" : ": " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0));
-    throw OracleError(why, "task " + task.id + " (seed " + std::to_string(seed) + "): " + reason);
+    throw oracle_failure(r, "task " + task.id + " (seed " + std::to_string(seed) + ")");
   }
   std::error_code ec;
   fs::rename(tmp, dir, ec);
@@ -151,14 +157,7 @@ ExtraSets oracle_extra_sets(Workspace& ws, const TaskInfo& task, int seeds, int 
     ProcessResult r = run_process(argv, po);
     if (!r.ok()) {
       fs::remove_all(tmp);
-      std::string reason;
-      try {
-        reason = json::parse(r.out.substr(0, r.out.find('\n'))).value("error", "");
-      } catch (const std::exception&) {
-      }
-      if (reason.empty()) reason = "the oracle " + r.describe() + ": " + r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0);
-      throw OracleError(r.timed_out ? OracleError::Why::Timeout : OracleError::Why::Failed,
-                        "task " + task.id + " (extra input sets): " + reason);
+      throw oracle_failure(r, "task " + task.id + " (extra input sets)");
     }
     std::error_code ec;
     fs::rename(tmp, dir, ec);

@@ -18,7 +18,7 @@
 #include "memory/memory.h"
 #include "tasks/oracle.h"
 #include "tasks/suite.h"
-#include "verify/temp_dir.h"
+#include "core/temp_dir.h"
 #include "verify/verifier.h"
 
 namespace evk::knowledge {

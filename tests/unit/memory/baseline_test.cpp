@@ -21,7 +21,7 @@ constexpr int kItems = 48, kHelpful = 8, kTasks = 60, kStreams = 5;
 // One stream; returns the AUC of the Q ranking for stage draft.
 double stream_auc(BaselineKind baseline, uint64_t seed) {
   testing::TempDir dir;
-  Workspace ws(dir.path);
+  Workspace ws(dir.path());
   MemoryParams p = testing::test_params();
   p.baseline = baseline;
   Memory m(ws, p);
@@ -89,7 +89,7 @@ TEST(Baseline, TaskBaselineRanksTheTrulyHelpfulItemsBetterThanThePlainUpdate) {
 
 TEST(Baseline, CreditIsTheRewardMinusTheTasksRunningMean) {
   testing::TempDir dir;
-  Workspace ws(dir.path);
+  Workspace ws(dir.path());
   MemoryParams p = testing::test_params();
   p.baseline = BaselineKind::Task;
   Memory m(ws, p);
