@@ -96,6 +96,16 @@ std::string phase_gate_text(const std::string& phase) {
 // What else decides a verdict besides the options: this program and the runner (a new gate or
 // check in either must not be answered from an older build's cache) and the compiler's
 // identity (`<compiler> --version`). Computed once per process and compile command.
+// The backend's compile command; "" for a name make_backend does not know (verify() reports
+// that itself, before anything is cached).
+std::string compile_command_of(const std::string& backend) {
+  try {
+    return make_backend(backend)->compile_command();
+  } catch (const UsageError&) {
+    return "";
+  }
+}
+
 std::string toolchain_fingerprint(const std::string& compile_command) {
   static std::mutex mu;
   static std::map<std::string, std::string> memo;
@@ -109,7 +119,8 @@ std::string toolchain_fingerprint(const std::string& compile_command) {
   std::string compiler = compile_command.substr(0, compile_command.find(' '));
   ProcessOptions po;
   po.timeout_s = 30;
-  ProcessResult version = run_process({compiler, "--version"}, po);
+  ProcessResult version;
+  if (!compiler.empty()) version = run_process({compiler, "--version"}, po);
   it->second = sha256_hex(sha256_hex(file_bytes("/proc/self/exe")) + sha256_hex(file_bytes(runner_path())) +
                           compile_command + version.out);
   return it->second;
@@ -215,7 +226,7 @@ std::string Verifier::cache_key(const TaskInfo& task, const std::string& source,
             {"oracle_threads", oracle_.threads},
             {"timing_runs", oracle_.timing_runs},
             {"source", sha256_hex(source)},
-            {"toolchain", toolchain_fingerprint(make_backend(opt.backend)->compile_command())},
+            {"toolchain", toolchain_fingerprint(compile_command_of(opt.backend))},
             {"options", verdict_key_options(opt)}};
   return sha256_hex(k.dump());
 }
