@@ -106,8 +106,9 @@ TEST_P(CorpusCase, GetsItsExpectedVerdict) {
   }
   if (hostile)
     for (const auto& p : hostile_leftovers()) ADD_FAILURE() << "a hostile kernel wrote " << p;
-  // latency-like: PATH RATIO — the verdict's latency stays within RATIO of another kernel's,
-  // measured in this same run (no bogus speed-up from gaming the timing).
+  // latency-like: PATH RATIO — the verdict's latency is not RATIO times below another kernel's,
+  // measured in this same run (no bogus speed-up from gaming the timing). One-sided: a hack
+  // that comes out slower gained nothing, and two separate timings on a busy machine differ.
   if (c.header.count("latency-like")) {
     std::istringstream in(c.header.at("latency-like"));
     std::string rel;
@@ -117,7 +118,7 @@ TEST_P(CorpusCase, GetsItsExpectedVerdict) {
     auto ov = run_all({other});
     ASSERT_TRUE(ov[0].feasible) << other.file << ": " << ov[0].feedback;
     double a = v.latency_ms, b = ov[0].latency_ms;
-    EXPECT_LE(std::max(a, b) / std::min(a, b), ratio)
+    EXPECT_LE(b / a, ratio)
         << c.file << " latency " << a << " ms vs " << b << " ms for " << rel;
   }
 }
