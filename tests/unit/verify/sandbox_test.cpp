@@ -185,28 +185,35 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
 
 TEST(Sandbox, ExtraThreadsBuyNoSpeedUp) {
   TempDir d("evk-sbx-");
-  // A timing phase long enough for the CPU-time check's 10 ms ticks.
-  auto one = run(build(busy_relu("part(x, y, 0, n);"), d.path() / "one"), d.path(), {}, 300);
-  ASSERT_TRUE(one.passed) << one.feedback;
-  // The faster of two one-thread runs: a reference slowed by a busy machine would let a real
-  // second thread pass unnoticed, or fail the test for nothing.
-  auto again = run(build(busy_relu("part(x, y, 0, n);"), d.path() / "again"), d.path(), {}, 300);
-  ASSERT_TRUE(again.passed) << again.feedback;
-  one.median_ms = std::min(one.median_ms, again.median_ms);
+  const fs::path one = build(busy_relu("part(x, y, 0, n);"), d.path() / "one");
   const std::vector<std::string> splits = {
       "std::thread t(part, x, y, 0, n / 2); part(x, y, n / 2, n); t.join();",
       "#pragma omp teams num_teams(2) thread_limit(1)\n"
       "  { int t = omp_get_team_num(); part(x, y, t * n / 2, (t + 1) * n / 2); }",
   };
   for (size_t k = 0; k < splits.size(); ++k) {
-    fs::path sub = d.path() / ("split" + std::to_string(k));
-    auto two = run(build(busy_relu(splits[k]), sub), d.path(), {}, 300);
-    // Either the CPU-time check rejects it, or pinning left it no faster than one thread.
-    EXPECT_TRUE(!two.passed || two.median_ms > 0.75 * one.median_ms)
-        << splits[k] << ": " << two.median_ms << " ms vs " << one.median_ms << " ms";
-    if (!two.passed) {
-      EXPECT_EQ(two.category, "hack_dynamic") << two.feedback;
+    const fs::path two = build(busy_relu(splits[k]), d.path() / ("split" + std::to_string(k)));
+    // Interleaved rounds, the fastest of each: a busy machine that slows a few runs (on CI,
+    // both one-thread references once came out 2x slow) then cannot fake a speed-up, and a
+    // real second CPU shows in every round. The timing phase is long enough for the
+    // CPU-time check's 10 ms ticks.
+    double best_one = 1e300, best_two = 1e300;
+    for (int round = 0; round < 3; ++round) {
+      auto ref = run(one, d.path(), {}, 300);
+      ASSERT_TRUE(ref.passed) << ref.feedback;
+      best_one = std::min(best_one, ref.median_ms);
+      auto out = run(two, d.path(), {}, 300);
+      // Either the CPU-time check rejects it, or pinning left it no faster than one thread.
+      if (!out.passed) {
+        EXPECT_EQ(out.category, "hack_dynamic") << out.feedback;
+        best_two = -1;
+        break;
+      }
+      best_two = std::min(best_two, out.median_ms);
     }
+    if (best_two >= 0)
+      EXPECT_GT(best_two, 0.75 * best_one)
+          << splits[k] << ": " << best_two << " ms vs " << best_one << " ms";
   }
 }
 
