@@ -12,6 +12,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "backends/cuda/cuda_backend.h"
@@ -118,6 +119,11 @@ TEST_P(CorpusCase, GetsItsExpectedVerdict) {
     auto ov = run_all({other});
     ASSERT_TRUE(ov[0].feasible) << other.file << ": " << ov[0].feedback;
     double a = v.latency_ms, b = ov[0].latency_ms;
+    if (b / a > ratio) {  // one more pair, the faster of each: a burst of load slowed one
+      auto again = run_all({c, other});
+      if (again[0].feasible) a = std::min(a, again[0].latency_ms);
+      if (again[1].feasible) b = std::min(b, again[1].latency_ms);
+    }
     EXPECT_LE(b / a, ratio)
         << c.file << " latency " << a << " ms vs " << b << " ms for " << rel;
   }
