@@ -25,6 +25,7 @@
 #include "core/workspace.h"
 #include "verify/compare.h"
 #include "verify/runner_client.h"
+#include "verify/runner_outcome.h"
 #include "verify/trial.h"
 #include "verify/verdict_cache.h"
 
@@ -73,8 +74,6 @@ struct Judge {
   void pass(Gate g, const std::string& detail) { v.gates.push_back({gate_name(g), true, detail}); }
 };
 
-std::string tail(const std::string& s, size_t n) { return s.size() > n ? "..." + s.substr(s.size() - n) : s; }
-
 bool same_input_shapes(const TrialSet& a, const TrialSet& b) {
   if (a.inputs.size() != b.inputs.size()) return false;
   for (size_t i = 0; i < a.inputs.size(); ++i)
@@ -86,10 +85,6 @@ std::string shape_text(const std::vector<int64_t>& s) {
   std::string t = "[";
   for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
   return t + "]";
-}
-
-std::string phase_gate_text(const std::string& phase) {
-  return phase.empty() ? "loading" : phase;
 }
 
 
@@ -217,6 +212,11 @@ json verdict_key_options(const VerifyOptions& o) {
 
 std::string Verifier::cache_key(const TaskInfo& task, const std::string& source,
                                 const VerifyOptions& opt) const {
+  return cache_key(task, source, opt, compile_command_of(opt.backend));
+}
+
+std::string Verifier::cache_key(const TaskInfo& task, const std::string& source,
+                                const VerifyOptions& opt, const std::string& compile_command) const {
   // v2: the parent-driven protocol (edge-case and second-shape sets, checked timed calls).
   json k = {{"v", 2},
             {"task", task.content_hash},
@@ -226,7 +226,7 @@ std::string Verifier::cache_key(const TaskInfo& task, const std::string& source,
             {"oracle_threads", oracle_.threads},
             {"timing_runs", oracle_.timing_runs},
             {"source", sha256_hex(source)},
-            {"toolchain", toolchain_fingerprint(compile_command_of(opt.backend))},
+            {"toolchain", toolchain_fingerprint(compile_command)},
             {"options", verdict_key_options(opt)}};
   return sha256_hex(k.dump());
 }
@@ -243,12 +243,222 @@ ExtraSets Verifier::extra_sets(const TaskInfo& task, int seeds) {
   return oracle_extra_sets(ws_, task, seeds, kVariantSets, oracle_);
 }
 
+// The gates, in order (docs/architecture.md §6). Each records its outcome in the verdict and
+// returns false when the verification ends there.
+namespace {
+
+size_t correctness_sets(const std::vector<TrialSet>& sets) {
+  return std::count_if(sets.begin(), sets.end(), [](const TrialSet& t) { return t.correctness; });
+}
+
+// Gate 1a: the source, before anything is compiled.
+bool source_gate(Judge& j, const Backend& backend, const std::string& source, const VerifyOptions& opt) {
+  if (source.find_first_not_of(" \t\r\n") == std::string::npos)
+    return j.fail(Gate::StaticHack, "no_code", "no code: the answer held no kernel source");
+  if (opt.static_source_gate)
+    if (auto bad = backend.static_check(source)) return j.fail(Gate::StaticHack, "hack_static", *bad);
+  return true;
+}
+
+// Gate 2 (compile, in a private folder with time and memory limits), then gate 1b (what the
+// library exports, defines and imports) and whether this machine can run it.
+bool compile_gate(Judge& j, const Backend& backend, const std::string& source,
+                  const VerifyOptions& opt, const fs::path& dir, CompileResult& cr) {
+  cr = backend.compile(source, dir, opt.compile_timeout_s);
+  j.v.metrics["compile_s"] = cr.wall_s;
+  if (!cr.notes.empty()) j.v.metrics["compile_notes"] = cr.notes;
+  if (!cr.ok) {
+    if (opt.static_source_gate) j.pass(Gate::StaticHack, "source rules");
+    return j.fail(Gate::Compile, "compile", cr.feedback);
+  }
+  if (auto bad = backend.check_artifact(cr.artifact)) {
+    j.v.compiled = true;
+    return j.fail(Gate::StaticHack, "hack_static", *bad);
+  }
+  j.pass(Gate::StaticHack, "source and symbols clean");
+  j.pass(Gate::Compile, fmt::format("{:.2f} s", cr.wall_s));
+  j.v.compiled = true;
+  if (auto why = backend.device_unavailable())
+    return j.fail(Gate::Correctness, "no_device",
+                  "compiled and statically checked; correctness and timing skipped: " + *why);
+  return true;
+}
+
+// The seeds' sets (correctness and timing), then the edge-case, second-shape and variant sets.
+std::vector<TrialSet> trial_sets(const std::vector<Reference>& refs, const ExtraSets& extra,
+                                 const VerifyOptions& opt) {
+  std::vector<TrialSet> sets;
+  for (size_t s = 0; s < refs.size(); ++s) {
+    sets.push_back(trial_set(refs[s], fmt::format("seed {}", s), fmt::format("seed {}", s)));
+    sets.back().correctness = sets.back().timing = true;
+  }
+  for (const auto& [name, ref] : extra.sets) {
+    if ((name == "edge" && !opt.edge_set) || (name == "shape2" && !opt.second_shape)) continue;
+    if (name == "edge") {
+      sets.push_back(trial_set(ref, "the edge-case inputs",
+                               "the edge-case inputs (seed 0 with +-0, subnormals, large "
+                               "magnitudes and NaN where PyTorch propagates it)"));
+      sets.back().correctness = true;
+    } else if (name == "shape2") {
+      const auto& sh = ref.abi.empty() ? std::vector<int64_t>{} : ref.abi[0].shape;
+      sets.push_back(trial_set(ref, "the second shape",
+                               "the second shape (in.0 " + shape_text(sh) +
+                                   ", odd extents: read every size from the tensors' shapes "
+                                   "and handle the tail of every loop)"));
+      sets.back().correctness = true;
+    } else {
+      sets.push_back(trial_set(ref, name, name));
+      sets.back().timing = same_input_shapes(sets.back(), sets[0]);
+      sets.back().base = ref.meta.value("base_seed", -1);
+    }
+  }
+  return sets;
+}
+
+// Gates 3-5 run in one sandboxed runner process that the parent drives (verify/trial.h).
+TrialOutcome run_sandboxed(const Backend& backend, const CompileResult& cr, const Reference& r0,
+                           const std::vector<TrialSet>& sets, int seeds, const VerifyOptions& opt,
+                           const fs::path& dir, RunnerBounds& bounds) {
+  std::vector<std::string> abi;
+  for (const auto& t : r0.abi) abi.push_back(t.name);
+  RunnerSpec spec = backend.runner(dir);
+  RunnerLimits lim;
+  lim.executable = spec.executable;
+  lim.env = spec.env;
+  lim.timeout_s = opt.run_timeout_s;
+  lim.address_space_mb =
+      spec.limit_address_space ? std::max(opt.address_space_mb, spec.min_address_space_mb) : 0;
+  lim.threads = opt.threads;
+  TrialOptions topt;
+  topt.tol = Tolerance{r0.atol >= 0 ? r0.atol : opt.atol, r0.rtol >= 0 ? r0.rtol : opt.rtol,
+                       opt.rel_norm_bound};
+  topt.timing_budget_ms = opt.timing_budget_ms;
+  topt.timing_max_trials = opt.timing_max_trials;
+  topt.threads = opt.threads;
+  topt.modeled = backend.modeled_latency();
+  bounds = {opt.run_timeout_s, opt.address_space_mb, lim.output_cap};
+  return run_trial(cr.artifact.string(), abi, sets, seeds, topt, lim, dir.string());
+}
+
+// The runner's ending, classified (verify/runner_outcome.h), with the gates before the
+// failing one passed.
+bool runner_gates(Judge& j, const TrialOutcome& out, const RunnerBounds& bounds, size_t n_sets) {
+  const ProcessResult& p = out.run.process;
+  j.v.metrics["runner_s"] = p.wall_s;
+  j.v.metrics["jailed"] = out.run.jailed;  // false only under --unsafe-no-jail
+  j.v.metrics["cpu_s"] = p.cpu_s;
+  j.v.metrics.update(out.metrics);
+  auto failure = classify_runner_outcome(out, bounds);
+  if (!failure) return true;
+  if (failure->load_error) {  // nothing ran: the compile gate is where it failed
+    j.v.compiled = false;
+    j.v.gates.clear();
+    j.pass(Gate::StaticHack, "source and symbols clean");
+  }
+  if (!failure->load_error && failure->gate > Gate::Correctness)
+    j.pass(Gate::Correctness, fmt::format("{} input sets match", n_sets));
+  if (!failure->load_error && failure->gate > Gate::DynamicHack)
+    j.pass(Gate::DynamicHack, "no cheat detected");
+  return j.fail(failure->gate, failure->category, failure->feedback);
+}
+
+// A median under the roofline floors is skipped work; both messages say why it is impossible.
+bool too_fast_gate(Judge& j, const TrialOutcome& out, const Reference& r0, const MachinePeaks& pk,
+                   const RooflineFloors& fl, const VerifyOptions& opt) {
+  j.v.metrics["floor_ms"] = fl.bytes_ms;
+  j.v.metrics["flop_floor_ms"] = fl.flops_ms;
+  if (out.median_ms < opt.too_fast_fraction * fl.bytes_ms)
+    return j.fail(Gate::DynamicHack, "too_fast",
+                  fmt::format("a median of {:.4g} ms is impossible: moving the task's {} bytes "
+                              "takes at least {:.4g} ms at this machine's {:.1f} GB/s; the kernel "
+                              "must do the whole computation on every call",
+                              out.median_ms, r0.bytes, fl.bytes_ms, pk.floor_bandwidth(r0.bytes)));
+  // FLOPs get a wider margin than bytes: the count is an estimate (Winograd or Strassen do
+  // fewer).
+  if (out.median_ms < 0.25 * opt.too_fast_fraction * fl.flops_ms)
+    return j.fail(Gate::DynamicHack, "too_fast",
+                  fmt::format("a median of {:.4g} ms is impossible: the task's {:.4g} GFLOP take "
+                              "at least {:.4g} ms at this machine's {:.1f} GFLOP/s (16x faster "
+                              "than that is rejected); the kernel must do the whole computation "
+                              "on every call (no caching of results)",
+                              out.median_ms, r0.flops * 1e-9, fl.flops_ms, pk.gflops));
+  j.pass(Gate::DynamicHack, fmt::format("inputs untouched, no late writes, {} timed calls "
+                                        "checked, times confirmed, above the roofline floors",
+                                        out.checked_calls));
+  return true;
+}
+
+// Gate 5: the latency and what it is worth (eager, bandwidth, roofline), in the feedback.
+void latency_gate(Judge& j, const Backend& backend, const TrialOutcome& out, const Reference& r0,
+                  const MachinePeaks& pk, size_t n_sets) {
+  Verdict& v = j.v;
+  v.latency_ms = out.median_ms;
+  v.latency_iqr_ms = out.iqr_ms;
+  v.timed_calls = out.trials;
+  // A modeled latency (a cost model, not a clock) is compared with a modeled eager baseline.
+  v.eager_ms = backend.modeled_eager_ms(r0).value_or(r0.eager_ms);
+  double sec = out.median_ms * 1e-3;
+  v.gbps = sec > 0 ? static_cast<double>(r0.bytes) / sec / 1e9 : 0;
+  v.gflops = sec > 0 ? static_cast<double>(r0.flops) / sec / 1e9 : 0;
+  v.roofline_fraction = roofline_fraction(pk, r0.bytes, r0.flops, out.median_ms);
+  if (v.roofline_fraction > 1) {  // still above the peaks after they were measured again
+    v.metrics["roofline_fraction_raw"] = v.roofline_fraction;
+    v.metrics["roofline_note"] =
+        "faster than the measured peaks allow: the peaks are low (re-measure them with "
+        "`evokernel doctor --remeasure-peaks` on an idle machine)";
+    v.roofline_fraction = 1;
+  }
+  const double speedup = out.median_ms > 0 ? v.eager_ms / out.median_ms : 0;
+  v.metrics["min_ms"] = out.min_ms;
+  v.metrics["speedup_vs_eager"] = speedup;
+  v.metrics["peak_gbps"] = pk.gbps;
+  v.metrics["peak_gflops"] = pk.gflops;
+  v.feasible = true;
+  v.category = "ok";
+  v.gate = Gate::Latency;
+  const nlohmann::json modeled = out.metrics.value("modeled", nlohmann::json());
+  if (modeled.is_null())
+    v.feedback = fmt::format("correct on {} input sets; median {:.4g} ms (IQR {:.3g} ms, {} "
+                             "calls), PyTorch eager {:.4g} ms ({:.2f}x); {:.1f} GB/s, {:.2f} "
+                             "GFLOP/s, {:.0f}% of the roofline",
+                             n_sets, v.latency_ms, v.latency_iqr_ms, v.timed_calls, v.eager_ms,
+                             speedup, v.gbps, v.gflops, 100 * v.roofline_fraction);
+  else  // a cost model, not a clock: say so, with its own figures
+    v.feedback = fmt::format("correct on {} input sets; modeled latency {:.4g} ms ({:.0f} cycles "
+                             "of the slowest core at {:.2f} GHz, {} launch(es)), modeled PyTorch "
+                             "eager {:.4g} ms ({:.2f}x); {:.0f}% of the roofline",
+                             n_sets, v.latency_ms, modeled.value("cycles", 0.0),
+                             modeled.value("clock_ghz", 0.0),
+                             modeled.value("launches", nlohmann::json::array()).size(), v.eager_ms,
+                             speedup, 100 * v.roofline_fraction);
+  j.pass(Gate::Latency, fmt::format("{:.4g} ms median over {} calls", v.latency_ms, v.timed_calls));
+}
+
+}  // namespace
+
+// The peaks a median is judged against. An accelerator's runner measures its own device (the
+// CPU's peaks would call every GPU kernel impossibly fast). On the CPU, a median under a floor,
+// or above 100% of the roofline, is either skipped work or peaks measured low (a busy machine
+// when they were taken): the peaks are measured again, once per process, raised only, before
+// the kernel is called impossible.
+MachinePeaks Verifier::judging_peaks(const TrialOutcome& out, const Reference& r0, const VerifyOptions& opt) {
+  const RunnerReport& rep = out.run.report;
+  if (rep.device_gbps > 0) return MachinePeaks{.gbps = rep.device_gbps, .gflops = rep.device_gflops};
+  MachinePeaks pk = peaks(opt.threads);
+  RooflineFloors fl = roofline_floors(pk, r0.bytes, r0.flops);
+  if (out.median_ms < opt.too_fast_fraction * std::max(fl.bytes_ms, 0.25 * fl.flops_ms) ||
+      roofline_fraction(pk, r0.bytes, r0.flops, out.median_ms) > 1)
+    pk = remeasure_peaks(opt.threads);
+  return pk;
+}
+
 Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const VerifyOptions& opt) {
   if (opt.backend.empty())
     throw UsageError("no backend given to the verifier (VerifyOptions::backend is empty): name "
                      "one of " + backend_help());
   auto t0 = std::chrono::steady_clock::now();
-  std::string key = cache_key(task, source, opt);
+  auto backend = make_backend(opt.backend);  // UsageError for a name it does not know
+  const std::string key = cache_key(task, source, opt, backend->compile_command());
   if (opt.use_cache) {
     std::lock_guard<std::mutex> g(db_mu_);
     if (auto v = cached_verdict(ws_, key)) return *v;
@@ -263,74 +473,16 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
     return j.v;
   };
   try {
-    auto backend = make_backend(opt.backend);
-
-    // Gate 1a: the source.
-    if (source.find_first_not_of(" \t\r\n") == std::string::npos) {
-      j.fail(Gate::StaticHack, "no_code", "no code: the answer held no kernel source");
-      return finish();
-    }
-    if (opt.static_source_gate)
-      if (auto bad = backend->static_check(source)) {
-        j.fail(Gate::StaticHack, "hack_static", *bad);
-        return finish();
-      }
-
-    // Gate 2: compile, in a private folder with time and memory limits.
+    if (!source_gate(j, *backend, source, opt)) return finish();
     TempDir dir("evk-verify-");
-    CompileResult cr = backend->compile(source, dir.path(), opt.compile_timeout_s);
-    j.v.metrics["compile_s"] = cr.wall_s;
-    if (!cr.notes.empty()) j.v.metrics["compile_notes"] = cr.notes;
-    if (!cr.ok) {
-      if (opt.static_source_gate) j.pass(Gate::StaticHack, "source rules");
-      j.fail(Gate::Compile, "compile", cr.feedback);
-      return finish();
-    }
-    // Gate 1b: what the library exports, defines and imports.
-    if (auto bad = backend->check_artifact(cr.artifact)) {
-      j.v.compiled = true;
-      j.fail(Gate::StaticHack, "hack_static", *bad);
-      return finish();
-    }
-    j.pass(Gate::StaticHack, "source and symbols clean");
-    j.pass(Gate::Compile, fmt::format("{:.2f} s", cr.wall_s));
-    j.v.compiled = true;
-    if (auto why = backend->device_unavailable()) {
-      j.fail(Gate::Correctness, "no_device",
-             "compiled and statically checked; correctness and timing skipped: " + *why);
-      return finish();
-    }
+    CompileResult cr;
+    if (!compile_gate(j, *backend, source, opt, dir.path(), cr)) return finish();
 
-    // Gates 3-5 run in one sandboxed runner process that the parent drives (verify/trial.h).
-    std::vector<TrialSet> sets;
     std::vector<Reference> refs;
+    std::vector<TrialSet> sets;
     try {
       refs = references(task, opt.seeds);
-      for (size_t s = 0; s < refs.size(); ++s) {
-        sets.push_back(trial_set(refs[s], fmt::format("seed {}", s), fmt::format("seed {}", s)));
-        sets.back().correctness = sets.back().timing = true;
-      }
-      ExtraSets extra = extra_sets(task, opt.seeds);
-      for (auto& [name, ref] : extra.sets) {
-        if ((name == "edge" && !opt.edge_set) || (name == "shape2" && !opt.second_shape)) continue;
-        if (name == "edge") {
-          sets.push_back(trial_set(ref, "the edge-case inputs",
-                                   "the edge-case inputs (seed 0 with +-0, subnormals, large "
-                                   "magnitudes and NaN where PyTorch propagates it)"));
-          sets.back().correctness = true;
-        } else if (name == "shape2") {
-          const auto& sh = ref.abi.empty() ? std::vector<int64_t>{} : ref.abi[0].shape;
-          sets.push_back(trial_set(ref, "the second shape",
-                                   "the second shape (in.0 " + shape_text(sh) +
-                                       ", odd extents: read every size from the tensors' shapes "
-                                       "and handle the tail of every loop)"));
-          sets.back().correctness = true;
-        } else {
-          sets.push_back(trial_set(ref, name, name));
-          sets.back().timing = same_input_shapes(sets.back(), sets[0]);
-          sets.back().base = ref.meta.value("base_seed", -1);
-        }
-      }
+      sets = trial_sets(refs, extra_sets(task, opt.seeds), opt);
     } catch (const UsageError&) {
       throw;
     } catch (const Error& e) {
@@ -338,190 +490,16 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
       return finish();
     }
     const Reference& r0 = refs[0];
-    std::vector<std::string> abi;
-    for (const auto& t : r0.abi) abi.push_back(t.name);
-    RunnerSpec spec = backend->runner(dir.path());
-    RunnerLimits lim;
-    lim.executable = spec.executable;
-    lim.env = spec.env;
-    lim.timeout_s = opt.run_timeout_s;
-    lim.address_space_mb =
-        spec.limit_address_space ? std::max(opt.address_space_mb, spec.min_address_space_mb) : 0;
-    lim.threads = opt.threads;
-    TrialOptions topt;
-    topt.tol = Tolerance{r0.atol >= 0 ? r0.atol : opt.atol, r0.rtol >= 0 ? r0.rtol : opt.rtol,
-                         opt.rel_norm_bound};
-    topt.timing_budget_ms = opt.timing_budget_ms;
-    topt.timing_max_trials = opt.timing_max_trials;
-    topt.threads = opt.threads;
-    topt.modeled = backend->modeled_latency();
-    TrialOutcome out = run_trial(cr.artifact.string(), abi, sets, static_cast<int>(refs.size()), topt, lim,
-                                 dir.path().string());
-    const ProcessResult& p = out.run.process;
-    const RunnerReport& rep = out.run.report;
-    j.v.metrics["runner_s"] = p.wall_s;
-    j.v.metrics["jailed"] = out.run.jailed;  // false only under --unsafe-no-jail
-    j.v.metrics["cpu_s"] = p.cpu_s;
-    j.v.metrics.update(out.metrics);
-    std::string where = phase_gate_text(out.phase);
-    Gate run_gate = out.phase == "timing" || out.phase == "finishing" ? Gate::Latency : Gate::Correctness;
-    auto pass_until = [&](Gate g) {
-      if (g > Gate::Correctness) j.pass(Gate::Correctness, fmt::format("{} input sets match", sets.size()));
-      if (g > Gate::DynamicHack) j.pass(Gate::DynamicHack, "no cheat detected");
-    };
-    std::string stderr_tail = p.err.empty() ? "" : "\nstderr: " + tail(p.err, 600);
-
-    if (!out.passed && !out.ended_early) {
-      pass_until(out.gate);
-      j.fail(out.gate, out.category, out.feedback);
-      return finish();
-    }
-    if (!rep.forbidden_syscall.empty()) {
-      pass_until(run_gate);
-      j.fail(run_gate, "runtime_crash",
-             fmt::format("the sandbox stopped the kernel at the forbidden system call {} (during "
-                         "{}): kernels may not open sockets, start processes or programs, or "
-                         "signal other processes",
-                         rep.forbidden_syscall, where));
-      return finish();
-    }
-    if (p.timed_out) {
-      pass_until(run_gate);
-      j.fail(run_gate, "timeout",
-             fmt::format("the kernel did not finish within {:.0f} s (during {}): an infinite "
-                         "loop, a deadlock, or far too slow for the task size",
-                         opt.run_timeout_s, where));
-      return finish();
-    }
-    if (p.err_truncated || p.out_truncated) {
-      pass_until(run_gate);
-      j.fail(run_gate, "runtime_crash",
-             fmt::format("the kernel printed more than {} KiB (during {}): kernels must not print",
-                         lim.output_cap >> 10, where));
-      return finish();
-    }
-    if (p.term_signal) {
-      pass_until(run_gate);
-      std::string hint;
-      if (p.term_signal == SIGXCPU) hint = " (CPU time limit: far too slow or an endless loop)";
-      if (p.err.find("bad_alloc") != std::string::npos)
-        hint = fmt::format(" (out of memory: the limit is {} MiB)", opt.address_space_mb);
-      if (p.term_signal == SIGSEGV) hint = " (an out-of-bounds access or a stack overflow: check index arithmetic and large local arrays)";
-      j.fail(run_gate, "runtime_crash",
-             fmt::format("the kernel crashed: {} during {}{}{}", p.describe(), where, hint, stderr_tail));
-      return finish();
-    }
-    if (!rep.load_error.empty()) {
-      j.v.compiled = false;
-      j.v.gates.clear();
-      j.pass(Gate::StaticHack, "source and symbols clean");
-      j.fail(Gate::Compile, "compile", "the library failed to load: " + rep.load_error);
-      return finish();
-    }
-    if (!out.passed) {
-      pass_until(run_gate);
-      j.fail(run_gate, "runtime_crash",
-             fmt::format("the process ended early ({}) during {}: kernels must return from "
-                         "evk_forward{}",
-                         p.describe(), where, stderr_tail));
-      return finish();
-    }
+    RunnerBounds bounds;
+    TrialOutcome out = run_sandboxed(*backend, cr, r0, sets, static_cast<int>(refs.size()), opt,
+                                     dir.path(), bounds);
+    if (!runner_gates(j, out, bounds, sets.size())) return finish();
     j.pass(Gate::Correctness, fmt::format("{} input sets match (max abs err {:.3g})",
-                                          std::count_if(sets.begin(), sets.end(), [](const TrialSet& t) { return t.correctness; }),
-                                          j.v.metrics.value("max_abs_err", 0.0)));
+                                          correctness_sets(sets), j.v.metrics.value("max_abs_err", 0.0)));
 
-    // An accelerator's runner measures its own device; the CPU's peaks would call every GPU
-    // kernel impossibly fast.
-    bool device = rep.device_gbps > 0;
-    MachinePeaks pk;
-    if (device) {
-      pk.gbps = rep.device_gbps;
-      pk.gflops = rep.device_gflops;
-    } else {
-      pk = peaks(opt.threads);
-    }
-    RooflineFloors fl = roofline_floors(pk, r0.bytes, r0.flops);
-    // A median under a floor is either skipped work or peaks measured low (a busy machine when
-    // they were taken): the CPU's peaks are measured again, once per process, before the
-    // kernel is called impossible.
-    if (!device && out.median_ms < opt.too_fast_fraction * std::max(fl.bytes_ms, 0.25 * fl.flops_ms)) {
-      pk = remeasure_peaks(opt.threads);
-      fl = roofline_floors(pk, r0.bytes, r0.flops);
-    }
-    double bw = pk.floor_bandwidth(r0.bytes);
-    j.v.metrics["floor_ms"] = fl.bytes_ms;
-    j.v.metrics["flop_floor_ms"] = fl.flops_ms;
-    if (out.median_ms < opt.too_fast_fraction * fl.bytes_ms) {
-      j.fail(Gate::DynamicHack, "too_fast",
-             fmt::format("a median of {:.4g} ms is impossible: moving the task's {} bytes takes "
-                         "at least {:.4g} ms at this machine's {:.1f} GB/s; the kernel must do "
-                         "the whole computation on every call",
-                         out.median_ms, r0.bytes, fl.bytes_ms, bw));
-      return finish();
-    }
-    // FLOPs get a wider margin than bytes: the count is an estimate (Winograd or Strassen do
-    // fewer).
-    if (out.median_ms < 0.25 * opt.too_fast_fraction * fl.flops_ms) {
-      j.fail(Gate::DynamicHack, "too_fast",
-             fmt::format("a median of {:.4g} ms is impossible: the task's {:.4g} GFLOP take at "
-                         "least {:.4g} ms at this machine's {:.1f} GFLOP/s (16x faster than that is "
-                         "rejected); the kernel must do the whole computation on every call (no "
-                         "caching of results)",
-                         out.median_ms, r0.flops * 1e-9, fl.flops_ms, pk.gflops));
-      return finish();
-    }
-    j.pass(Gate::DynamicHack, fmt::format("inputs untouched, no late writes, {} timed calls checked, "
-                                          "times confirmed, above the roofline floors",
-                                          out.checked_calls));
-
-    // Gate 5: latency.
-    Verdict& v = j.v;
-    v.latency_ms = out.median_ms;
-    v.latency_iqr_ms = out.iqr_ms;
-    v.timed_calls = out.trials;
-    // A modeled latency (a cost model, not a clock) is compared with a modeled eager baseline.
-    v.eager_ms = backend->modeled_eager_ms(r0).value_or(r0.eager_ms);
-    const nlohmann::json modeled = out.metrics.value("modeled", nlohmann::json());
-    double sec = out.median_ms * 1e-3;
-    v.gbps = sec > 0 ? static_cast<double>(r0.bytes) / sec / 1e9 : 0;
-    v.gflops = sec > 0 ? static_cast<double>(r0.flops) / sec / 1e9 : 0;
-    // The roofline at the level the working set fits in. Above 100% is a measurement bug (a
-    // peak measured low): the peaks are measured again (raised only), and a kernel still above
-    // them is reported at 100%, the raw figure kept in the metrics.
-    v.roofline_fraction = roofline_fraction(pk, r0.bytes, r0.flops, out.median_ms);
-    if (v.roofline_fraction > 1 && !device) {
-      pk = remeasure_peaks(opt.threads);
-      v.roofline_fraction = roofline_fraction(pk, r0.bytes, r0.flops, out.median_ms);
-    }
-    if (v.roofline_fraction > 1) {
-      v.metrics["roofline_fraction_raw"] = v.roofline_fraction;
-      v.metrics["roofline_note"] =
-          "faster than the measured peaks allow: the peaks are low (re-measure them with "
-          "`evokernel doctor --remeasure-peaks` on an idle machine)";
-      v.roofline_fraction = 1;
-    }
-    v.metrics["min_ms"] = out.min_ms;
-    v.metrics["speedup_vs_eager"] = out.median_ms > 0 ? v.eager_ms / out.median_ms : 0;
-    v.metrics["peak_gbps"] = pk.gbps;
-    v.metrics["peak_gflops"] = pk.gflops;
-    v.feasible = true;
-    v.category = "ok";
-    v.gate = Gate::Latency;
-    v.feedback = fmt::format("correct on {} input sets; median {:.4g} ms (IQR {:.3g} ms, {} calls), "
-                             "PyTorch eager {:.4g} ms ({:.2f}x); {:.1f} GB/s, {:.2f} GFLOP/s, {:.0f}% "
-                             "of the roofline",
-                             std::count_if(sets.begin(), sets.end(), [](const TrialSet& t) { return t.correctness; }), v.latency_ms, v.latency_iqr_ms, v.timed_calls, v.eager_ms,
-                             v.metrics["speedup_vs_eager"].get<double>(), v.gbps, v.gflops,
-                             100 * v.roofline_fraction);
-    if (!modeled.is_null())  // a cost model, not a clock: say so, with its own figures
-      v.feedback = fmt::format("correct on {} input sets; modeled latency {:.4g} ms ({:.0f} cycles of the "
-                               "slowest core at {:.2f} GHz, {} launch(es)), modeled PyTorch eager "
-                               "{:.4g} ms ({:.2f}x); {:.0f}% of the roofline",
-                               std::count_if(sets.begin(), sets.end(), [](const TrialSet& t) { return t.correctness; }),
-                               v.latency_ms, modeled.value("cycles", 0.0), modeled.value("clock_ghz", 0.0),
-                               modeled.value("launches", nlohmann::json::array()).size(), v.eager_ms,
-                               v.metrics["speedup_vs_eager"].get<double>(), 100 * v.roofline_fraction);
-    j.pass(Gate::Latency, fmt::format("{:.4g} ms median over {} calls", v.latency_ms, v.timed_calls));
+    const MachinePeaks pk = judging_peaks(out, r0, opt);
+    if (!too_fast_gate(j, out, r0, pk, roofline_floors(pk, r0.bytes, r0.flops), opt)) return finish();
+    latency_gate(j, *backend, out, r0, pk, correctness_sets(sets));
     return finish();
   } catch (const UsageError&) {
     throw;

@@ -18,6 +18,7 @@
 #include "tasks/task.h"
 #include "verify/confirm.h"
 #include "verify/peaks.h"
+#include "verify/trial.h"
 
 namespace evk {
 
@@ -87,12 +88,16 @@ class Verifier {
                                     const std::string& candidate, const VerifyOptions& opt,
                                     const ConfirmOptions& copt);
   ExtraSets extra_sets(const TaskInfo& task, int seeds);
+  MachinePeaks judging_peaks(const TrialOutcome& out, const Reference& r0, const VerifyOptions& opt);
 
  public:
   // Everything that can change a verdict: the task, the source, the oracle's options and
   // version, the verifier's protocol version and every VerifyOptions field except use_cache.
   std::string cache_key(const TaskInfo& task, const std::string& source,
                         const VerifyOptions& opt) const;
+  // The same, with the backend's compile command (verify() has its backend made already).
+  std::string cache_key(const TaskInfo& task, const std::string& source, const VerifyOptions& opt,
+                        const std::string& compile_command) const;
 
  private:
 

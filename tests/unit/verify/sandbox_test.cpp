@@ -211,9 +211,10 @@ TEST(Sandbox, ExtraThreadsBuyNoSpeedUp) {
       }
       best_two = std::min(best_two, out.median_ms);
     }
-    if (best_two >= 0)
+    if (best_two >= 0) {
       EXPECT_GT(best_two, 0.75 * best_one)
           << splits[k] << ": " << best_two << " ms vs " << best_one << " ms";
+    }
   }
 }
 
