@@ -11,6 +11,7 @@
 #include "core/hash.h"
 #include "core/parallel.h"
 #include "core/paths.h"
+#include "memory/policy.h"
 #include "memory/reward.h"
 #include "memory/writers.h"
 #include "tasks/lint.h"
@@ -194,7 +195,7 @@ Attempt Agent::draft(TaskContext& tc, int idx) {
   Attempt a;
   a.task = tc.task->id;
   a.idx = idx;
-  a.stage = "draft";
+  a.stage = Stage::Draft;
   std::vector<int64_t> context;
   {
     std::lock_guard lk(writer_);
@@ -220,39 +221,33 @@ Attempt Agent::draft(TaskContext& tc, int idx) {
   return a;
 }
 
-// Start point: epsilon-greedy over Q2 of the feasible attempts' traces (evokernel), else the
-// fastest.
+// Start point (evokernel): chosen among the feasible attempts by the retrieval policy's own
+// value rule (memory/policy.h) over their traces' Q2, with the run's decayed epsilon; ties go
+// to the faster kernel. Without start_by_q, or with one feasible attempt, the fastest.
 static const Attempt* choose_start(const Agent::TaskContext& tc, Memory& memory, bool by_q,
                                    double epsilon, uint64_t seed) {
   std::vector<const Attempt*> feasible;
   for (const auto& a : tc.attempts)
     if (a.verdict.feasible) feasible.push_back(&a);
-  const Attempt* fastest = tc.best();
-  if (!by_q || feasible.size() < 2) return fastest;
+  if (!by_q || feasible.size() < 2) return tc.best();
+  std::vector<PoolEntry> pool;
+  for (const Attempt* a : feasible)
+    pool.push_back({.id = a->id,
+                    .similarity = -credited_ms(a->verdict),  // the tie-break: faster first
+                    .q = a->trace_item ? memory.q(a->trace_item, Stage::Refine) : 0});
   std::mt19937_64 rng(seed);
-  if (std::uniform_real_distribution<double>(0, 1)(rng) < epsilon)
-    return feasible[std::uniform_int_distribution<size_t>(0, feasible.size() - 1)(rng)];
-  const Attempt* best = fastest;
-  double best_q = best->trace_item ? memory.q(best->trace_item, Stage::Refine) : 0;
-  for (const Attempt* a : feasible) {
-    double q = a->trace_item ? memory.q(a->trace_item, Stage::Refine) : 0;
-    if (q > best_q || (q == best_q && a->verdict.latency_ms < best->verdict.latency_ms)) {
-      best = a;
-      best_q = q;
-    }
-  }
-  return best;
+  return feasible[choose(pool, Policy::Value, 1, epsilon, 0, rng).at(0)];
 }
 
 Attempt Agent::refine(TaskContext& tc, int idx) {
   Attempt a;
   a.task = tc.task->id;
   a.idx = idx;
-  a.stage = "refine";
+  a.stage = Stage::Refine;
   std::vector<int64_t> context;
   {
     std::lock_guard lk(writer_);
-    tc.start = choose_start(tc, memory_, opt_.method.start_by_q, opt_.memory.epsilon,
+    tc.start = choose_start(tc, memory_, opt_.method.start_by_q, epsilon_now(),
                             attempt_seed(a.task, idx) ^ 0x5eedULL);
     context = gather_context(
         tc, query_for(tc, backend_.name(), {ItemKind::BestPractice, ItemKind::Trace}),
@@ -295,61 +290,76 @@ void Agent::ask_and_verify(TaskContext& tc, Attempt& a) {
   }
 }
 
+// An attempt's end, as in the paper's loop: its reward, what is learned from it (Q), what is
+// remembered of it (memory items), then the log. An infra verdict says nothing about the
+// kernel (docs/architecture.md §6): logged, so the budget and resume stay exact, but no
+// reward, no Q update, no memory item.
 void Agent::finish(TaskContext& tc, Attempt& a, std::vector<int64_t> context, Stage stage) {
   std::sort(context.begin(), context.end());  // each item is credited once
   context.erase(std::unique(context.begin(), context.end()), context.end());
-  const Attempt* best = tc.best();
   if (is_infra(a.verdict.category)) {
-    // Says nothing about the kernel (docs/architecture.md §6): logged, so the budget and resume
-    // stay exact, but no reward, no Q update, no memory item.
     a.reward_raw = a.reward = 0;
     std::lock_guard lk(writer_);
     run_ws_.db().transaction([&] { a.id = log_.insert(a); });
     return;
   }
-  if (stage == Stage::Draft) {
-    a.reward_raw = a.reward = draft_reward(a.verdict.feasible);
-  } else {
-    const double best_ms = credited_ms(best->verdict);
-    a.reward_raw = refine_reward(a.verdict.feasible, best_ms, a.verdict.latency_ms);
-    if (auto c = confirm_speedup(tc, a, *best))  // the confirmed ratio, not the separate one
-      a.reward_raw = c->faster ? std::tanh(std::log(c->ratio))
-                               : refine_reward(true, best_ms, credited_ms(a.verdict));
-  }
+  reward(tc, a, stage);
   std::lock_guard lk(writer_);
   run_ws_.db().transaction([&] {
-    if (stage == Stage::Refine)
-      a.reward = opt_.method.learn_q ? memory_.normalise_refine_reward(a.reward_raw) : a.reward_raw;
-    if (opt_.method.learn_q) memory_.update(context, stage, memory_.credit(a.task, stage, a.reward));
-    if (opt_.method.write_memory && !opt_.freeze_memory) {
-      a.trace_item = memory_.add(make_trace(
-          {a.task, backend_.name(), tc.ops, a.code, a.verdict.category, a.verdict.feedback,
-           a.verdict.feasible,
-           a.verdict.feasible ? std::optional<double>(a.verdict.latency_ms) : std::nullopt,
-           stage == Stage::Refine && tc.start->trace_item
-               ? std::optional<int64_t>(tc.start->trace_item)
-               : std::nullopt}));
-      // A failure followed by a success on the same task: what failed, what fixed it.
-      if (stage == Stage::Draft && a.verdict.feasible && !tc.attempts.empty() &&
-          !tc.attempts.back().verdict.feasible) {
-        const Attempt& failed = tc.attempts.back();
-        memory_.add(make_experience({a.task, backend_.name(), tc.ops, failed.code,
-                                     failed.verdict.category, failed.verdict.feedback, a.code,
-                                     a.trace_item ? std::optional<int64_t>(a.trace_item)
-                                                  : std::nullopt}));
-      }
-      // A refinement that beats the best: the change and its speed-up.
-      if (stage == Stage::Refine && a.verdict.feasible &&
-          credited_ms(a.verdict) < credited_ms(best->verdict))
-        memory_.add(make_best_practice({a.task, backend_.name(), tc.ops, tc.start->code,
-                                        tc.start->verdict.latency_ms, a.code,
-                                        a.verdict.latency_ms,
-                                        a.trace_item ? std::optional<int64_t>(a.trace_item)
-                                                     : std::nullopt}));
-    }
+    learn(a, context, stage);
+    if (opt_.method.write_memory && !opt_.freeze_memory) remember(tc, a, stage);
     a.id = log_.insert(a);
     memory_.record_provenance(fmt::format("{}#{}", a.task, a.idx), context, stage, a.reward);
   });
+}
+
+// r_draft for a draft; r_refine against the best so far for a refinement, from the confirmed
+// ratio when the speed-up needed confirming (not the separate measurement).
+void Agent::reward(TaskContext& tc, Attempt& a, Stage stage) {
+  if (stage == Stage::Draft) {
+    a.reward_raw = a.reward = draft_reward(a.verdict.feasible);
+    return;
+  }
+  const Attempt& best = *tc.best();
+  const double best_ms = credited_ms(best.verdict);
+  a.reward_raw = refine_reward(a.verdict.feasible, best_ms, a.verdict.latency_ms);
+  if (auto c = confirm_speedup(tc, a, best))
+    a.reward_raw = c->faster ? std::tanh(std::log(c->ratio))
+                             : refine_reward(true, best_ms, credited_ms(a.verdict));
+}
+
+// The Monte-Carlo Q update of every context item, with the refine reward normalised first.
+// Caller holds writer_.
+void Agent::learn(Attempt& a, const std::vector<int64_t>& context, Stage stage) {
+  if (stage == Stage::Refine)
+    a.reward = opt_.method.learn_q ? memory_.normalise_refine_reward(a.reward_raw) : a.reward_raw;
+  if (opt_.method.learn_q) memory_.update(context, stage, memory_.credit(a.task, stage, a.reward));
+}
+
+// The attempt's trace; a failure-then-fix experience when a draft fixes the failure before it;
+// a best practice when a refinement beats the best. Caller holds writer_.
+void Agent::remember(TaskContext& tc, Attempt& a, Stage stage) {
+  const Attempt& best = *tc.best();
+  const std::optional<int64_t> parent =
+      stage == Stage::Refine && tc.start->trace_item ? std::optional<int64_t>(tc.start->trace_item)
+                                                     : std::nullopt;
+  a.trace_item = memory_.add(make_trace(
+      {a.task, backend_.name(), tc.ops, a.code, a.verdict.category, a.verdict.feedback,
+       a.verdict.feasible,
+       a.verdict.feasible ? std::optional<double>(a.verdict.latency_ms) : std::nullopt, parent}));
+  const std::optional<int64_t> trace =
+      a.trace_item ? std::optional<int64_t>(a.trace_item) : std::nullopt;
+  if (stage == Stage::Draft && a.verdict.feasible && !tc.attempts.empty() &&
+      !tc.attempts.back().verdict.feasible) {
+    const Attempt& failed = tc.attempts.back();
+    memory_.add(make_experience({a.task, backend_.name(), tc.ops, failed.code,
+                                 failed.verdict.category, failed.verdict.feedback, a.code, trace}));
+  }
+  if (stage == Stage::Refine && a.verdict.feasible &&
+      credited_ms(a.verdict) < credited_ms(best.verdict))
+    memory_.add(make_best_practice({a.task, backend_.name(), tc.ops, tc.start->code,
+                                    tc.start->verdict.latency_ms, a.code, a.verdict.latency_ms,
+                                    trace}));
 }
 
 // Confirmation before credit (verify/confirm.h): a refinement that beats the best by less than
@@ -394,7 +404,7 @@ std::vector<int64_t> Agent::gather_context(TaskContext& tc, const MemoryQuery& q
                                            int idx) {
   tc.context = api_context(q);
   std::vector<int64_t> ids;
-  if (opt_.method.policy == "none") return ids;
+  if (opt_.method.policy == Policy::None) return ids;
   for (const auto& r : memory_.retrieve(q, stage, attempt_seed(tc.task->id, idx),
                                         opt_.method.policy, epsilon_now())) {
     ids.push_back(r.item.id);

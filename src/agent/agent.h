@@ -100,6 +100,9 @@ class Agent {
   Attempt draft(TaskContext& tc, int idx);
   Attempt refine(TaskContext& tc, int idx);
   void finish(TaskContext& tc, Attempt& a, std::vector<int64_t> context, Stage stage);
+  void reward(TaskContext& tc, Attempt& a, Stage stage);
+  void learn(Attempt& a, const std::vector<int64_t>& context, Stage stage);
+  void remember(TaskContext& tc, Attempt& a, Stage stage);
   void ask_and_verify(TaskContext& tc, Attempt& a);
   std::optional<Confirmation> confirm_speedup(TaskContext& tc, Attempt& a, const Attempt& best);
   TaskContext load(const TaskInfo& task);

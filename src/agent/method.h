@@ -3,11 +3,13 @@
 #pragma once
 #include <string>
 
+#include "memory/policy.h"
+
 namespace evk {
 
 struct Method {
   std::string name;           // evokernel, passk, refine, rag
-  std::string policy;         // retrieval policy: value, similarity, none
+  Policy policy = Policy::None;  // retrieval policy
   bool write_memory = false;  // traces, experiences, best practices
   bool learn_q = false;       // Q updates and the reward normaliser
   bool show_attempts = false; // earlier attempts with their feedback in the draft prompt

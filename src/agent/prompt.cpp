@@ -58,7 +58,7 @@ std::string fitting_note(const TaskInfo& t) {
 }
 
 std::string render_attempt(const PromptAttempt& a, bool with_code) {
-  std::string s = fmt::format("### attempt {} ({}): {}\n", a.idx, a.stage, a.category);
+  std::string s = fmt::format("### attempt {} ({}): {}\n", a.idx, stage_name(a.stage), a.category);
   if (a.category == "ok") s += fmt::format("latency {:.4f} ms\n", a.latency_ms);
   if (!a.feedback.empty()) s += a.feedback + "\n";
   if (with_code && !a.code.empty()) s += "```cpp\n" + clip_lines(a.code, 200) + "```\n";

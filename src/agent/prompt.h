@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/stage.h"
 #include "tasks/task.h"
 
 namespace evk {
@@ -22,7 +23,8 @@ struct PromptItem {
 // One earlier attempt as a prompt shows it.
 struct PromptAttempt {
   int idx = 0;
-  std::string stage, category, feedback, code;
+  Stage stage = Stage::Draft;
+  std::string category, feedback, code;
   double latency_ms = 0;
 };
 

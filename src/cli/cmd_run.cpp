@@ -85,7 +85,7 @@ AgentListener progress_listener(const RunArgs& a, int budget,
       if (!e.reason.empty()) j["reason"] = e.reason;
       if (const Attempt* at = e.attempt) {
         j["idx"] = at->idx;
-        j["stage"] = at->stage;
+        j["stage"] = stage_name(at->stage);
         j["category"] = at->verdict.category;
         j["feasible"] = at->verdict.feasible;
         j["latency_ms"] = at->verdict.latency_ms;

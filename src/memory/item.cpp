@@ -25,14 +25,6 @@ ItemKind kind_from(const std::string& name) {
                    "' (use api, experience, trace or best_practice)");
 }
 
-std::string stage_name(Stage s) { return s == Stage::Draft ? "draft" : "refine"; }
-
-Stage stage_from(const std::string& name) {
-  if (name == "draft") return Stage::Draft;
-  if (name == "refine") return Stage::Refine;
-  throw UsageError("unknown stage '" + name + "' (use draft or refine)");
-}
-
 std::string item_text(const Item& it) {
   std::string s = it.title + "\n";
   for (const auto& t : it.tags) s += t + " ";

@@ -9,19 +9,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/stage.h"
+
 namespace evk {
 
 // api: backend guide and API templates (bypass Q, looked up by op name);
 // experience: what failed and what fixed it; trace: one attempt with its verdict;
 // best_practice: a change that made a kernel faster.
 enum class ItemKind { Api, Experience, Trace, BestPractice };
-// The two stages of the paper: cold-start drafting (Q1) and continual refining (Q2).
-enum class Stage { Draft, Refine };
 
 std::string kind_name(ItemKind k);            // "api", "experience", "trace", "best_practice"
 ItemKind kind_from(const std::string& name);  // UsageError on an unknown name
-std::string stage_name(Stage s);              // "draft", "refine"
-Stage stage_from(const std::string& name);    // UsageError on an unknown name
 
 struct Item {
   int64_t id = 0;  // 0 until stored

@@ -87,8 +87,7 @@ std::string id_list(const std::vector<int64_t>& ids) {
 
 MemoryParams memory_params(const Config& c) {
   MemoryParams p;
-  p.policy = c.str("memory.policy");
-  policy_from(p.policy);  // validates
+  p.policy = policy_from(c.str("memory.policy"));
   p.n = static_cast<int>(c.integer("memory.n"));
   p.lambda = c.real("memory.lambda");
   p.epsilon = c.real("memory.epsilon");
@@ -339,9 +338,9 @@ std::vector<SimilarityIndex::Hit> Memory::recall(const MemoryQuery& q, size_t k)
 }
 
 std::vector<Retrieved> Memory::retrieve(const MemoryQuery& q, Stage stage, uint64_t rng_seed,
-                                        std::optional<std::string> policy,
+                                        std::optional<Policy> policy,
                                         std::optional<double> epsilon) {
-  Policy pol = policy_from(policy.value_or(p_.policy));
+  const Policy pol = policy.value_or(p_.policy);
   if (pol == Policy::None || p_.n <= 0) return {};
   size_t n = static_cast<size_t>(p_.n);
   size_t k = std::max(n, static_cast<size_t>(std::llround(p_.lambda * p_.n)));

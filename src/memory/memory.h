@@ -25,6 +25,7 @@
 #include "core/config.h"
 #include "core/workspace.h"
 #include "memory/embedding.h"
+#include "memory/policy.h"
 #include "memory/index.h"
 #include "memory/item.h"
 #include "memory/reward.h"
@@ -39,7 +40,7 @@ BaselineKind baseline_from(const std::string& name);  // UsageError naming the c
 const char* baseline_name(BaselineKind b);
 
 struct MemoryParams {
-  std::string policy = "value";
+  Policy policy = Policy::Value;
   int n = 6;
   double lambda = 5, epsilon = 0.1, epsilon_decay = 1.0, alpha = 0.2, blend_w = 0.5,
          sigma_min = 0.1, clip = 3;
@@ -120,7 +121,7 @@ class Memory {
   // The same (query, stage, rng_seed, bank, Q-values) always gives the same answer.
   // `policy` and `epsilon` override the parameters for this call.
   std::vector<Retrieved> retrieve(const MemoryQuery& q, Stage stage, uint64_t rng_seed,
-                                  std::optional<std::string> policy = {},
+                                  std::optional<Policy> policy = {},
                                   std::optional<double> epsilon = {});
   // The recall pool alone (phase A), best first.
   std::vector<SimilarityIndex::Hit> recall(const MemoryQuery& q, size_t k);

@@ -69,7 +69,7 @@ std::string format_show(const RunData& run, const std::string& task, bool* found
   if (!best) {
     s += fmt::format("no feasible kernel in {} attempt(s)", n);
     if (!last) return s + "\n";
-    s += fmt::format("; last attempt {} ({}) failed: {}\n", last->idx, last->stage,
+    s += fmt::format("; last attempt {} ({}) failed: {}\n", last->idx, stage_name(last->stage),
                      last->verdict.category);
     s += verdict_text(last->verdict);
     if (!last->verdict.feedback.empty()) s += "feedback:\n" + last->verdict.feedback + "\n";
@@ -78,7 +78,7 @@ std::string format_show(const RunData& run, const std::string& task, bool* found
   const Verdict& v = best->verdict;
   double eager = rec.eager_ms > 0 ? rec.eager_ms : v.eager_ms;
   s += fmt::format("best kernel: attempt {} of {} ({}), first feasible at attempt {}\n", best->idx,
-                   n, best->stage, first->idx);
+                   n, stage_name(best->stage), first->idx);
   s += verdict_text(v);
   s += fmt::format("latency  {} (IQR {}, {} timed calls)\n", fmt_ms(v.latency_ms),
                    fmt_ms(v.latency_iqr_ms), v.timed_calls);
@@ -100,7 +100,7 @@ json manifest_json(const RunData& run) {
     if (best) {
       e["file"] = kernel_file_name(t.task, run.info.backend);
       e["attempt"] = best->idx;
-      e["stage"] = best->stage;
+      e["stage"] = stage_name(best->stage);
       e["latency_ms"] = best->verdict.latency_ms;
       e["first_draft_ms"] = t.first_ms;
       e["speedup_over_first_draft"] = ratio(t.first_ms, t.best_ms);

@@ -474,7 +474,7 @@ std::string task_rows(const RunData& r, const TaskResult& t) {
   for (const auto& [c, n] : fails) fail_text += fmt::format("{}{}×{}", fail_text.empty() ? "" : " ", n, html_escape(c));
   std::string status = t.solved ? fmt::format("<span class=\"ok\">attempt {}</span>", t.first_feasible_idx)
                                 : "<span class=\"bad\">unsolved</span>";
-  std::string best_cell = best ? fmt::format("{} #{}", html_escape(best->stage), best->idx) : "-";
+  std::string best_cell = best ? fmt::format("{} #{}", html_escape(stage_name(best->stage)), best->idx) : "-";
   std::string out = fmt::format(
       "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"nw\">{}</td><td class=\"n\">{}</td>"
       "<td class=\"nw\">{}</td>"
@@ -488,11 +488,11 @@ std::string task_rows(const RunData& r, const TaskResult& t) {
   std::string detail;
   if (best)
     detail = code_block(fmt::format("best kernel — attempt {} ({}), {}", best->idx,
-                                    html_escape(best->stage), fmt_ms(best->verdict.latency_ms)),
+                                    html_escape(stage_name(best->stage)), fmt_ms(best->verdict.latency_ms)),
                         best->code, "");
   else if (last)
     detail = code_block(fmt::format("last attempt — {} ({}): {}", last->idx,
-                                    html_escape(last->stage), html_escape(last->verdict.category)),
+                                    html_escape(stage_name(last->stage)), html_escape(last->verdict.category)),
                         last->code, last->verdict.feedback);
   if (!detail.empty()) out += "<tr class=\"code\"><td colspan=\"11\">" + detail + "</td></tr>";
   return out;

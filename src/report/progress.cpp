@@ -127,7 +127,7 @@ void ProgressPrinter::on_event(const std::string& kind, const std::string& task,
                                                   fmt_x(v.eager_ms > 0 ? v.eager_ms / v.latency_ms : 0))
                                     : v.category;
       s.print_line(fmt::format("[{}/{}] {} {:>2}/{} {:<6} {} | solved {} CR {:.0f}%", task_index,
-                               task_count, task, a->idx, s.o.budget, a->stage, what, s.solved(),
+                               task_count, task, a->idx, s.o.budget, stage_name(a->stage), what, s.solved(),
                                s.with_code ? 100.0 * s.compiled / s.with_code : 0.0));
     }
   } else if (kind == "task_warning") {

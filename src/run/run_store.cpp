@@ -143,7 +143,7 @@ int64_t AttemptLog::insert(const Attempt& a) {
       " trace_item, verdict, feasible, compiled, category, latency_ms, reward, reward_raw,"
       " prompt_tokens, completion_tokens, cost_usd, llm_s, verify_s, created)"
       " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  s.bind(1, a.task).bind(2, a.idx).bind(3, a.stage).bind(4, a.prompt).bind(5, a.reply);
+  s.bind(1, a.task).bind(2, a.idx).bind(3, stage_name(a.stage)).bind(4, a.prompt).bind(5, a.reply);
   s.bind(6, a.code).bind(7, json(a.context_ids).dump()).bind(8, a.start_point);
   s.bind(9, a.trace_item).bind(10, to_json(a.verdict).dump()).bind(11, a.verdict.feasible ? 1 : 0);
   s.bind(12, a.verdict.compiled ? 1 : 0).bind(13, a.verdict.category);
@@ -164,7 +164,7 @@ static Attempt attempt_from(Stmt& s) {
   a.id = s.int64(0);
   a.task = s.text(1);
   a.idx = static_cast<int>(s.int64(2));
-  a.stage = s.text(3);
+  a.stage = stage_from(s.text(3));
   a.prompt = s.text(4);
   a.reply = s.text(5);
   a.code = s.text(6);

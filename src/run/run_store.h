@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/stage.h"
 #include "core/verdict.h"
 #include "core/workspace.h"
 
@@ -31,7 +32,7 @@ struct Attempt {
   int64_t id = 0;
   std::string task;
   int idx = 0;                 // 1-based within the task
-  std::string stage;           // "draft" or "refine"
+  Stage stage = Stage::Draft;
   std::string prompt, reply, code;
   std::vector<int64_t> context_ids;
   std::optional<int64_t> start_point;  // attempt id refined from

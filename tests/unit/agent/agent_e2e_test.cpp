@@ -102,7 +102,7 @@ TEST_F(AgentE2E, DraftsThenRefinesAndLearns) {
   ASSERT_EQ(attempts.size(), 10u);
   std::vector<std::string> stages, categories;
   for (const auto& a : attempts) {
-    stages.push_back(a.stage);
+    stages.push_back(stage_name(a.stage));
     categories.push_back(a.verdict.category);
   }
   EXPECT_EQ(stages, (std::vector<std::string>{"draft", "draft", "draft", "draft", "refine",
@@ -122,7 +122,7 @@ TEST_F(AgentE2E, DraftsThenRefinesAndLearns) {
   // its start point's trace when refining) gives exactly what the memory holds.
   std::map<std::pair<int64_t, int>, double> q;
   for (const auto& a : attempts) {
-    int stage = a.stage == "draft" ? 0 : 1;
+    int stage = a.stage == Stage::Draft ? 0 : 1;
     std::vector<int64_t> ids = a.context_ids;
     if (a.start_point)
       for (const auto& s : attempts)

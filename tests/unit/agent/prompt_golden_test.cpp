@@ -247,7 +247,7 @@ TEST_P(PromptGolden, ModelIsShownWhatTheCaseSays) {
     ASSERT_EQ(msgs.size(), 2u);
     const std::string sent = msgs[1]["content"].get<std::string>();
     EXPECT_EQ(sent, a.prompt) << "the logged prompt is the text sent";
-    expect_template_sections(sent, opt.prompt_dir / (a.stage == "refine" ? "refine.md" : "draft.md"));
+    expect_template_sections(sent, opt.prompt_dir / (a.stage == Stage::Refine ? "refine.md" : "draft.md"));
     if (ch.what == "must" || ch.what == "lacks") {
       std::string want = expand(ch.text);
       bool found = sent.find(want) != std::string::npos;

@@ -82,7 +82,7 @@ TEST(CrashSafety, KilledWriterLeavesNoHalfWrittenItem) {
   EXPECT_GT(id, items.back().id);
   MemoryQuery q;
   q.text = "after the crash fresh words";
-  auto r = m.retrieve(q, Stage::Draft, 0, "similarity");
+  auto r = m.retrieve(q, Stage::Draft, 0, Policy::Similarity);
   ASSERT_FALSE(r.empty());
   EXPECT_EQ(r[0].item.id, id);
 }

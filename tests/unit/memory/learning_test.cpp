@@ -43,7 +43,7 @@ Outcome simulate(const std::string& policy, uint64_t seed) {
   const int episodes = 500, tail = 100;
   int helpful_seen = 0, successes = 0;
   for (int e = 0; e < episodes; ++e) {
-    auto ctx = m.retrieve(q, Stage::Draft, static_cast<uint64_t>(e), policy);
+    auto ctx = m.retrieve(q, Stage::Draft, static_cast<uint64_t>(e), policy_from(policy));
     std::vector<int64_t> used;
     int k = 0;
     for (const auto& r : ctx) {

@@ -168,7 +168,7 @@ TEST(Memory, EpsilonOneIsUniformOverThePoolAndEpsilonZeroTakesTopQ) {
   std::map<int64_t, int> count;
   const int draws = 3000;
   for (int s = 0; s < draws; ++s)
-    for (const auto& r : m.retrieve(q, Stage::Draft, static_cast<uint64_t>(s), "value", 1.0))
+    for (const auto& r : m.retrieve(q, Stage::Draft, static_cast<uint64_t>(s), Policy::Value, 1.0))
       ++count[r.item.id];
   EXPECT_EQ(count.size(), 6u);  // nothing outside the pool
   for (const auto& h : pool) EXPECT_NEAR(count[h.id], draws * 2 / 6.0, 0.12 * draws * 2 / 6.0);
@@ -178,20 +178,20 @@ TEST(Memory, EpsilonOneIsUniformOverThePoolAndEpsilonZeroTakesTopQ) {
   m.update({ids[3]}, Stage::Draft, 0.5);
   m.update({ids[0]}, Stage::Draft, -1.0);
   m.update({ids[7]}, Stage::Draft, 1.0);  // outside the pool: never chosen
-  auto r = m.retrieve(q, Stage::Draft, 9, "value", 0.0);
+  auto r = m.retrieve(q, Stage::Draft, 9, Policy::Value, 0.0);
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].item.id, ids[5]);
   EXPECT_EQ(r[1].item.id, ids[3]);
   EXPECT_NEAR(r[0].q, 0.2, 1e-12);
   EXPECT_EQ(r[0].visits, 1);
   // Same seed, same answer; the similarity policy ignores Q.
-  auto again = m.retrieve(q, Stage::Draft, 9, "value", 0.0);
+  auto again = m.retrieve(q, Stage::Draft, 9, Policy::Value, 0.0);
   EXPECT_EQ(again[0].item.id, r[0].item.id);
-  auto sim = m.retrieve(q, Stage::Draft, 9, "similarity");
+  auto sim = m.retrieve(q, Stage::Draft, 9, Policy::Similarity);
   EXPECT_EQ(sim[0].item.id, ids[0]);
   EXPECT_EQ(sim[1].item.id, ids[1]);
-  EXPECT_TRUE(m.retrieve(q, Stage::Draft, 9, "none").empty());
-  EXPECT_THROW(m.retrieve(q, Stage::Draft, 9, "greedy"), UsageError);
+  EXPECT_TRUE(m.retrieve(q, Stage::Draft, 9, Policy::None).empty());
+  EXPECT_THROW(policy_from("greedy"), UsageError);
 }
 
 TEST(Memory, RefineNormaliserIsPersistedFlooredAndClipped) {
@@ -272,7 +272,7 @@ TEST(Memory, ExportThenImportIntoAnEmptyWorkspaceGivesTheSameItemsAndQ) {
   // Retrieval works on the imported bank (the index caught up).
   MemoryQuery q;
   q.text = "gelu tanh approximation";
-  auto r = dst.retrieve(q, Stage::Draft, 1, "similarity");
+  auto r = dst.retrieve(q, Stage::Draft, 1, Policy::Similarity);
   ASSERT_FALSE(r.empty());
   EXPECT_EQ(r[0].item.id, id_map[g1]);
 
@@ -309,7 +309,7 @@ TEST(Memory, PruneDropsOldUselessTracesOnly) {
   EXPECT_FALSE(m.find(ids[3]).has_value());
   MemoryQuery q;
   q.text = "attempt number";
-  for (const auto& r : m.retrieve(q, Stage::Draft, 1, "similarity")) EXPECT_TRUE(m.find(r.item.id));
+  for (const auto& r : m.retrieve(q, Stage::Draft, 1, Policy::Similarity)) EXPECT_TRUE(m.find(r.item.id));
 }
 
 TEST(Memory, ProvenanceRecordsTheContextOfAnAttempt) {
@@ -336,7 +336,7 @@ TEST(MemoryParams, ComeFromConfigAndAreChecked) {
   MemoryParams p = memory_params(c);
   EXPECT_EQ(p.n, 4);
   EXPECT_EQ(p.epsilon, 0.3);
-  EXPECT_EQ(p.policy, "value");
+  EXPECT_EQ(p.policy, Policy::Value);
   c.set("memory.epsilon", "1.5", "flag");
   EXPECT_THROW(memory_params(c), UsageError);
   c.set("memory.epsilon", "0.1", "flag");

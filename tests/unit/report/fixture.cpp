@@ -17,7 +17,7 @@ struct Writer {
     a.prompt_tokens = 1000;
     a.completion_tokens = 250;
     a.cost_usd = 0;
-    Stage st = a.stage == "draft" ? Stage::Draft : Stage::Refine;
+    Stage st = a.stage;
     if (!context.empty()) mem.update(context, st, reward);
     log.insert(a);
     mem.record_provenance(a.task + "#" + std::to_string(a.idx), context, st, reward);
@@ -29,7 +29,7 @@ Attempt attempt(const std::string& task, int idx, const std::string& stage,
   Attempt a;
   a.task = task;
   a.idx = idx;
-  a.stage = stage;
+  a.stage = stage_from(stage);
   a.code = code;
   a.verdict = v;
   return a;

@@ -21,7 +21,7 @@ Attempt make(const std::string& task, int idx, const Verdict& v) {
   Attempt a;
   a.task = task;
   a.idx = idx;
-  a.stage = idx == 1 ? "draft" : "refine";
+  a.stage = idx == 1 ? Stage::Draft : Stage::Refine;
   a.code = "int x;";
   a.verdict = v;
   a.prompt_tokens = 900;

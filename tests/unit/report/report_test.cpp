@@ -105,7 +105,7 @@ TEST(HtmlReport, EscapesTheCodeOfAnUnsolvedTask) {
     Attempt a;
     a.task = "relu";
     a.idx = 1;
-    a.stage = "draft";
+    a.stage = Stage::Draft;
     a.code = testing::kHostileCode;
     a.verdict = testing::failed("compile", false, "error: <bad> & \"worse\"");
     log.insert(a);
