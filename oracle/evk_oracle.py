@@ -985,14 +985,16 @@ def lint_close(a, b, atol, rtol):
 
 
 def lint_wrongness(a, b, atol, rtol):
-    """(clearly wrong, description) of answer a for reference b: at least LINT_WRONG_FRACTION
-    of the elements outside the allclose band, or a relative error norm of at least
-    LINT_WRONG_REL_NORM."""
+    """(clearly wrong, description, margin) of answer a for reference b: at least
+    LINT_WRONG_FRACTION of the elements outside the allclose band, or a relative error norm of
+    at least LINT_WRONG_REL_NORM; margin is how many times over the nearer threshold it
+    misses."""
     if tuple(a.shape) != tuple(b.shape):
-        return True, "shape differs"
+        return True, "shape differs", math.inf
     if not b.is_floating_point():
         frac = float((a.to(b.dtype) != b).double().mean()) if b.numel() else 0.0
-        return frac >= LINT_WRONG_FRACTION, f"{frac:.2%} of elements differ"
+        return (frac >= LINT_WRONG_FRACTION, f"{frac:.2%} of elements differ",
+                frac / LINT_WRONG_FRACTION)
     a = a.to(b.dtype)
     d = (a - b).abs_()
     frac = float((d > b.abs().mul_(rtol).add_(atol)).double().mean()) if b.numel() else 0.0
@@ -1000,7 +1002,8 @@ def lint_wrongness(a, b, atol, rtol):
     nd = float(torch.linalg.vector_norm(d))
     rel = nd / nb if nb > 0 else (0.0 if nd == 0 else math.inf)
     return (frac >= LINT_WRONG_FRACTION or rel >= LINT_WRONG_REL_NORM,
-            f"{frac:.2%} of elements outside tolerance, rel-norm error {rel:.3g}")
+            f"{frac:.2%} of elements outside tolerance, rel-norm error {rel:.3g}",
+            max(frac / LINT_WRONG_FRACTION, rel / LINT_WRONG_REL_NORM))
 
 
 def _lint_draw(mod, seed, input_seed):
@@ -1050,7 +1053,7 @@ def lint(path, max_elements, max_gflop, timeout):
                                     "tolerance is not meaningful")
                 if not lint_close(again[i], y32[i], 0.0, 0.0)[0]:
                     find("non-deterministic", f"{o}: the same forward gave different outputs")
-                bad, why = lint_wrongness(torch.zeros_like(b), b, atol, rtol)
+                bad, why, _ = lint_wrongness(torch.zeros_like(b), b, atol, rtol)
                 if not bad:
                     find("zeros", f"{o}: an all-zero output passes or nearly ({why})")
                 if b.is_floating_point() and b.numel() and float(b.abs().max()) <= atol:
@@ -1059,16 +1062,16 @@ def lint(path, max_elements, max_gflop, timeout):
                 if b.numel() > 1:
                     c = (torch.full_like(b, float(b.double().mean())) if b.is_floating_point()
                          else torch.full_like(b, int(torch.mode(b.flatten()).values)))
-                    bad, why = lint_wrongness(c, b, atol, rtol)
+                    bad, why, _ = lint_wrongness(c, b, atol, rtol)
                     if not bad:
                         find("constant", f"{o}: nearly constant: its mean passes or nearly ({why})")
                 for j, x in enumerate(xs):
                     if isinstance(x, torch.Tensor) and tuple(x.shape) == tuple(b.shape):
-                        bad, why = lint_wrongness(x, b, atol, rtol)
+                        bad, why, _ = lint_wrongness(x, b, atol, rtol)
                         if not bad:
                             find("input copy", f"{o}: a copy of input {j} passes or nearly ({why})")
                 if i < len(y_other):
-                    bad, why = lint_wrongness(y_other[i], b, atol, rtol)
+                    bad, why, _ = lint_wrongness(y_other[i], b, atol, rtol)
                     if not bad:
                         find("other seed", f"{o}: the output for another seed (model and "
                                            f"inputs) passes or nearly ({why})")
@@ -1082,7 +1085,7 @@ def lint(path, max_elements, max_gflop, timeout):
                 mixed[j] = other_xs[j]
                 ys = _lint_forward(model, mixed)
                 for i, b in enumerate(refs):
-                    bad, why = lint_wrongness(ys[i], b, atol, rtol) if i < len(ys) else (True, "")
+                    bad, why, _ = lint_wrongness(ys[i], b, atol, rtol) if i < len(ys) else (True, "", 0)
                     if not bad:
                         find("input ignored", f"out.{i} barely depends on input {j}: other "
                                               f"values give nearly the same output ({why})")

@@ -1,30 +1,13 @@
 #include "harness.h"
 
-#include <dlfcn.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <cstring>
-#include <fmt/format.h>
 #include <map>
 #include <memory>
 #include <new>
 
-#include "channels.h"
 #include "core/error.h"
-#include "runtime_prelude.h"
-#include "sandbox.h"
-
-extern "C" {
-typedef struct {
-  void* data;
-  int32_t dtype;
-  int32_t ndim;
-  const int64_t* shape;
-  const int64_t* strides;
-} evk_tensor;
-typedef int (*evk_forward_fn)(const evk_tensor*, int32_t, evk_tensor*, int32_t);
-}
+#include "harness_base.h"
 
 namespace evk::runner {
 namespace {
@@ -65,54 +48,17 @@ void copy_differing(uint8_t* dst, const uint8_t* src, size_t n) {
   }
 }
 
-class Harness {
+// Tensors in this process's memory, 64-byte aligned; the runner's clock around each call.
+class Harness : public HarnessBase {
  public:
-  Harness(const RunnerJob& job, int report_fd)
-      : job_(job), events_(report_fd), ctl_(job.control_fd), cmds_(job.control_fd), rep_fd_(report_fd) {}
-
-  int run() {
-    events_.emit({{"event", "started"}});  // the parent learns the pid from this line
-    Mapping in(job_.inputs_fd, job_.inputs_bytes, false);
-    Mapping out(job_.outputs_fd, job_.slot_bytes * static_cast<size_t>(job_.slots), true);
-    in_ = &in;
-    out_ = &out;
-    // Landlock and the system-call filter go on before the library is loaded: its global
-    // constructors are candidate code too (sandbox.h).
-    if (std::string why = enter_sandbox(rep_fd_, job_.library); !why.empty())
-      return load_error(why);
-    void* lib = ::dlopen(job_.library.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) return load_error(std::string("cannot load the library: ") + ::dlerror());
-    fn_ = reinterpret_cast<evk_forward_fn>(::dlsym(lib, "evk_forward"));
-    if (!fn_)
-      return load_error("the library does not export evk_forward: define it with extern \"C\" "
-                        "and include evokernel/kernel_abi.h");
-    ctl_.emit({{"ready", true}});
-    while (auto cmd = cmds_.next()) {
-      std::string op = cmd->value("op", "");
-      if (op == "load") {
-        load(cmd->at("group").get<int>(), cmd->at("set").get<int>());
-        ctl_.emit({{"ok", true}});
-      } else if (op == "run") {
-        run_calls(cmd->at("calls"));
-      } else if (op == "quit") {
-        ctl_.emit({{"result", true}, {"calls", calls_}});
-        return 0;
-      } else {
-        throw Error("unknown command " + op);
-      }
-    }
-    return 0;  // the parent went away
-  }
+  using HarnessBase::HarnessBase;
 
  private:
-  void load(int g, int s) {
+  void load(int g, int s) override {
     if (s < 0 || s >= static_cast<int>(job_.sets.size())) throw Error("no input set " + std::to_string(s));
     const RunnerSet& set = job_.sets[s];
     Group& grp = groups_[g];
-    bool same = grp.bufs.size() == set.inputs.size();
-    for (size_t i = 0; same && i < set.inputs.size(); ++i)
-      same = grp.bufs[i].shape == set.inputs[i].shape && grp.bufs[i].dtype == set.inputs[i].dtype;
-    if (!same) {
+    if (!same_layout(grp.bufs, set.inputs)) {
       grp.bufs.clear();
       for (const auto& t : set.inputs) {
         Buffer b;
@@ -131,11 +77,6 @@ class Harness {
         copy_differing(grp.bufs[i].data.get(), source(set.inputs[i]), set.inputs[i].nbytes);
     }
     grp.set = s;
-  }
-
-  const uint8_t* source(const RunnerTensor& t) const {
-    if (t.offset + t.nbytes > in_->size()) throw Error("an input lies outside the inputs region");
-    return in_->data() + t.offset;
   }
 
   // The views of one call, built before the clock starts.
@@ -164,7 +105,7 @@ class Harness {
     return v;
   }
 
-  void run_calls(const json& calls) {
+  void run_calls(const json& calls) override {
     std::vector<CallViews> vs;
     std::vector<int> used;
     for (const auto& c : calls) {
@@ -179,15 +120,7 @@ class Harness {
     for (size_t k = 0; k < vs.size(); ++k) {
       auto& v = vs[k];
       double t0 = now_ms();
-      try {
-        rc = fn_(v.in.data(), static_cast<int32_t>(v.in.size()), v.out.data(), static_cast<int32_t>(v.out.size()));
-      } catch (const std::bad_alloc&) {
-        exception = "std::bad_alloc (out of memory)";
-      } catch (const std::exception& e) {
-        exception = e.what();
-      } catch (...) {
-        exception = "an exception that is not a std::exception";
-      }
+      rc = call_forward(fn_, v.in, v.out, exception);
       ms.push_back(now_ms() - t0);
       ++calls_;
       if (rc != 0 || !exception.empty()) {
@@ -204,35 +137,17 @@ class Harness {
     for (int g : used) {
       const Group& grp = groups_.at(g);
       const RunnerSet& set = job_.sets[grp.set];
-      for (size_t i = 0; i < grp.bufs.size(); ++i) {
-        const uint8_t* a = grp.bufs[i].data.get();
-        const uint8_t* b = source(set.inputs[i]);
-        size_t n = grp.bufs[i].nbytes;
-        if (std::memcmp(a, b, n) == 0) continue;
-        size_t k = 0;
-        while (a[k] == b[k]) ++k;
-        std::string name = i < job_.abi.size() ? job_.abi[i] : "input " + std::to_string(i);
-        return fmt::format("{} at element {}", name, k / std::max<size_t>(1, dtype_size(grp.bufs[i].dtype)));
-      }
+      for (size_t i = 0; i < grp.bufs.size(); ++i)
+        if (std::string m = mutation_text(input_name(i), grp.bufs[i].data.get(), source(set.inputs[i]),
+                                          grp.bufs[i].nbytes, grp.bufs[i].dtype);
+            !m.empty())
+          return m;
     }
     return "";
   }
 
-  int load_error(const std::string& what) {
-    events_.emit({{"event", "load_error"}, {"what", what}});
-    return 0;
-  }
-
-  const RunnerJob& job_;
-  Reporter events_, ctl_;
-  CommandReader cmds_;
-  int rep_fd_;
-  Mapping* in_ = nullptr;
-  Mapping* out_ = nullptr;
-  evk_forward_fn fn_ = nullptr;
   std::map<int, Group> groups_;
   std::map<int, std::vector<std::vector<int64_t>>> out_strides_;
-  int64_t calls_ = 0;
 };
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "harness.h"
+#include "harness_base.h"
 #include "peaks.h"
 #include "runtime_prelude.h"
 #include "sandbox.h"
@@ -155,15 +156,7 @@ int main(int argc, char** argv) {
                    "(a job is read as JSON on stdin)\n");
       return 2;
     }
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    evk::RunnerJob job = evk::runner_job_from_json(nlohmann::json::parse(text));
-    std::fflush(stdout);
-    int report_fd = ::fcntl(1, F_DUPFD_CLOEXEC, 10);
-    if (report_fd < 0 || ::dup2(2, 1) < 0) {
-      std::perror("evk-runner: cannot set up the verdict channel");
-      return 3;
-    }
-    return evk::runner::run_harness(job, report_fd);
+    return evk::runner::serve_job("evk-runner", evk::runner::run_harness);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "evk-runner: error: %s\n", e.what());
     return 3;

@@ -10,19 +10,16 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "../channels.h"
-#include "../sandbox.h"
+#include "../harness_base.h"
 #include "backends/ascendc/npu_constants.h"
 #include "core/error.h"
 #include "emulator.h"
-#include "evokernel/kernel_abi.h"
 
 namespace evk::runner::ascendc {
 namespace {
 
 using nlohmann::json;
 using Bytes = std::vector<uint8_t>;
-typedef int (*evk_forward_fn)(const evk_tensor*, int32_t, evk_tensor*, int32_t);
 
 const char kDirectGm[] =
     "[DIRECT_GM_ACCESS] the code read or wrote global memory through a pointer: a GM_ADDR "
@@ -91,20 +88,17 @@ struct Group {
   Buffers bufs;
 };
 
-class Harness {
+// Tensors in the emulated AI Core's global memory; the cycle model's latency for each call.
+class Harness : public HarnessBase {
  public:
-  Harness(const RunnerJob& job, int report_fd)
-      : job_(job), events_(report_fd), ctl_(job.control_fd), cmds_(job.control_fd),
-        rep_fd_(report_fd) {}
+  using HarnessBase::HarnessBase;
 
-  int run() {
-    events_.emit({{"event", "started"}});  // the parent learns the pid from this line
-    // The kernels run on the emulated device: its peaks are the roofline's, not this CPU's.
+ private:
+  // The kernels run on the emulated device: its peaks are the roofline's, not this CPU's. An
+  // emulator error or a touch of global memory through a pointer ends the load or the call in
+  // progress with its text.
+  std::string prepare() override {
     events_.emit({{"event", "device_peaks"}, {"gbps", npu::kHbmGBps}, {"gflops", npu::kCubeFp32Gflops}});
-    Mapping in(job_.inputs_fd, job_.inputs_bytes, false);
-    Mapping out(job_.outputs_fd, job_.slot_bytes * static_cast<size_t>(job_.slots), true);
-    in_ = &in;
-    out_ = &out;
     Emulator::get().set_fail_handler([this](const std::string&, const std::string& message) {
       if (call_ < 0) {
         load_error(message);
@@ -117,51 +111,20 @@ class Harness {
                                                                        " (while the library loaded)"}}
                                     .dump() + "\n");
     install_segv_handler();
-    if (std::string why = enter_sandbox(rep_fd_, job_.library); !why.empty()) return load_error(why);
-    void* lib = ::dlopen(job_.library.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) return load_error(std::string("cannot load the library: ") + ::dlerror());
-    fn_ = reinterpret_cast<evk_forward_fn>(::dlsym(lib, "evk_forward"));
-    if (!fn_)
-      return load_error(
-          "the library does not export evk_forward: define it with extern \"C\" "
-          "EVK_EXPORT and include evokernel/kernel_abi.h");
-    ctl_.emit({{"ready", true}});
-    while (auto cmd = cmds_.next()) {
-      std::string op = cmd->value("op", "");
-      if (op == "load") {
-        load(cmd->at("group").get<int>(), cmd->at("set").get<int>());
-        ctl_.emit({{"ok", true}});
-      } else if (op == "run") {
-        run_calls(cmd->at("calls"));
-      } else if (op == "quit") {
-        ctl_.emit({{"result", true}, {"calls", calls_}});
-        return 0;
-      } else {
-        throw Error("unknown command " + op);
-      }
-    }
-    return 0;  // the parent went away
+    return "";
   }
 
- private:
-  const uint8_t* source(const RunnerTensor& t) const {
-    if (t.offset + t.nbytes > in_->size()) throw Error("an input lies outside the inputs region");
-    return in_->data() + t.offset;
-  }
+  std::string export_hint() const override { return "extern \"C\" EVK_EXPORT"; }
 
-  void load(int g, int s) {
+  void load(int g, int s) override {
     if (s < 0 || s >= static_cast<int>(job_.sets.size())) throw Error("no input set " + std::to_string(s));
     const RunnerSet& set = job_.sets[static_cast<size_t>(s)];
     Group& grp = groups_[g];
-    bool same = grp.bufs.size() == set.inputs.size();
-    for (size_t i = 0; same && i < set.inputs.size(); ++i)
-      same = grp.bufs[i]->shape == set.inputs[i].shape && grp.bufs[i]->dtype == set.inputs[i].dtype;
-    if (!same) {
+    if (!same_layout(grp.bufs, set.inputs)) {
       grp.bufs.clear();
       for (size_t i = 0; i < set.inputs.size(); ++i) {
         const auto& t = set.inputs[i];
-        std::string name = i < job_.abi.size() ? job_.abi[i] : "input " + std::to_string(i);
-        grp.bufs.push_back(std::make_unique<Buffer>(t.dtype, t.shape, t.nbytes, name));
+        grp.bufs.push_back(std::make_unique<Buffer>(t.dtype, t.shape, t.nbytes, input_name(i)));
       }
     }
     for (size_t i = 0; i < set.inputs.size(); ++i) grp.bufs[i]->upload(source(set.inputs[i]));
@@ -212,7 +175,7 @@ class Harness {
     for (size_t i = 0; i < bufs.size(); ++i) bufs[i]->download(base + off[i]);
   }
 
-  void run_calls(const json& calls) {
+  void run_calls(const json& calls) override {
     std::vector<Call> cs;
     for (const auto& c : calls) cs.push_back(prepare(c.at(0).get<int>(), c.at(1).get<int>()));
     ms_.clear();
@@ -228,13 +191,7 @@ class Harness {
       call_ = static_cast<int>(k);
       set_fault_text(job_.control_fd, done_text(0, kDirectGm, call_));
       Emulator::get().begin_call();
-      try {
-        rc = fn_(c.in.data(), static_cast<int32_t>(c.in.size()), c.out.data(), static_cast<int32_t>(c.out.size()));
-      } catch (const std::exception& e) {
-        exception = e.what();
-      } catch (...) {
-        exception = "an exception that is not a std::exception";
-      }
+      rc = call_forward(fn_, c.in, c.out, exception);
       call_ = -1;
       ++calls_;
       ms_.push_back(Emulator::get().call_ms());
@@ -269,12 +226,10 @@ class Harness {
       for (size_t i = 0; i < grp.bufs.size(); ++i) {
         Bytes now(grp.bufs[i]->nbytes);
         grp.bufs[i]->download(now.data());
-        const uint8_t* was = source(set.inputs[i]);
-        if (std::memcmp(now.data(), was, now.size()) == 0) continue;
-        size_t k = 0;
-        while (now[k] == was[k]) ++k;
-        std::string name = i < job_.abi.size() ? job_.abi[i] : "input " + std::to_string(i);
-        return fmt::format("{} at element {}", name, k / std::max<size_t>(1, dtype_size(grp.bufs[i]->dtype)));
+        if (std::string m = mutation_text(input_name(i), now.data(), source(set.inputs[i]),
+                                          now.size(), grp.bufs[i]->dtype);
+            !m.empty())
+          return m;
       }
     }
     return "";
@@ -292,25 +247,12 @@ class Harness {
             {"launches", launches}};
   }
 
-  int load_error(const std::string& what) {
-    events_.emit({{"event", "load_error"}, {"what", what}});
-    return 0;
-  }
-
-  const RunnerJob& job_;
-  Reporter events_, ctl_;
-  CommandReader cmds_;
-  int rep_fd_;
-  Mapping* in_ = nullptr;
-  Mapping* out_ = nullptr;
-  evk_forward_fn fn_ = nullptr;
   std::map<int, Group> groups_;
   std::map<std::pair<int, int>, Buffers> outs_;  // (slot, set) -> device outputs
   std::vector<double> ms_;
   std::vector<int> used_;
   json modeled_;
   int call_ = -1;  // the call in progress within a run, -1 outside one
-  int64_t calls_ = 0;
 };
 
 }  // namespace

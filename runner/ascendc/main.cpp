@@ -12,6 +12,7 @@
 #include <iterator>
 #include <string>
 
+#include "../harness_base.h"
 #include "ascendc_harness.h"
 #include "backends/ascendc/npu_constants.h"
 
@@ -29,15 +30,7 @@ int main(int argc, char** argv) {
                    "usage: evk-runner-ascendc [--probe] (a job is read as JSON on stdin)\n");
       return 2;
     }
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    evk::RunnerJob job = evk::runner_job_from_json(nlohmann::json::parse(text));
-    std::fflush(stdout);
-    int report_fd = ::fcntl(1, F_DUPFD_CLOEXEC, 10);
-    if (report_fd < 0 || ::dup2(2, 1) < 0) {
-      std::perror("evk-runner-ascendc: cannot set up the verdict channel");
-      return 3;
-    }
-    return evk::runner::ascendc::run_ascendc_harness(job, report_fd);
+    return evk::runner::serve_job("evk-runner-ascendc", evk::runner::ascendc::run_ascendc_harness);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "evk-runner-ascendc: error: %s\n", e.what());
     return 3;

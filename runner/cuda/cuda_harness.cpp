@@ -13,21 +13,11 @@
 #include <new>
 #include <nlohmann/json.hpp>
 
-#include "../channels.h"
+#include "../harness_base.h"
 #include "../sandbox.h"
+#include "core/error.h"
 #include "device.h"
 #include "device_peaks.h"
-
-extern "C" {
-typedef struct {
-  void* data;
-  int32_t dtype;
-  int32_t ndim;
-  const int64_t* shape;
-  const int64_t* strides;
-} evk_tensor;
-typedef int (*evk_forward_fn)(const evk_tensor*, int32_t, evk_tensor*, int32_t);
-}
 
 namespace evk::runner::cuda {
 
@@ -100,19 +90,16 @@ std::string call_error_text(cudaError_t e) {
   return "a CUDA error: " + describe(e) + hint;
 }
 
-class Harness {
+// Tensors in device memory; CUDA events around each call; the device's peaks measured before
+// the sandbox.
+class Harness : public HarnessBase {
  public:
-  Harness(const RunnerJob& job, int report_fd)
-      : job_(job), events_(report_fd), ctl_(job.control_fd), cmds_(job.control_fd), rep_fd_(report_fd) {}
+  using HarnessBase::HarnessBase;
 
-  int run() {
-    events_.emit({{"event", "started"}});
-    Mapping in(job_.inputs_fd, job_.inputs_bytes, false);
-    Mapping out(job_.outputs_fd, job_.slot_bytes * static_cast<size_t>(job_.slots), true);
-    in_ = &in;
-    out_ = &out;
-    // The context, the L2 flush buffer and the device's peaks come first: all of it is the
-    // runner's own code and may open device files, which the filter forbids afterwards.
+ private:
+  // The context, the L2 flush buffer and the device's peaks come first: all of it is the
+  // runner's own code and may open device files, which the filter forbids afterwards.
+  std::string prepare() override {
     check(cudaFree(nullptr), "creating the CUDA context");
     int dev = 0, l2 = 0;
     check(cudaGetDevice(&dev), "cudaGetDevice");
@@ -125,53 +112,26 @@ class Harness {
                   {"gflops", fma_gflops()}});
     start_ = make_event();
     stop_ = make_event();
+    return "";
+  }
 
-    // The filter goes on before the library is loaded: its global constructors (nvcc's kernel
-    // registration among them) are candidate code too (runner/sandbox.h).
+  // The filter only (nvcc's kernel registration in the library's constructors is candidate
+  // code too): the driver's ioctls on the device nodes the jail binds in are allowed.
+  std::string sandbox() override {
     SandboxOptions sandbox;
-    sandbox.device = true;  // the driver's ioctls on the device nodes the jail binds in
+    sandbox.device = true;
     install_sandbox(rep_fd_, sandbox);
-    void* lib = ::dlopen(job_.library.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) return load_error(std::string("cannot load the library: ") + ::dlerror());
-    fn_ = reinterpret_cast<evk_forward_fn>(::dlsym(lib, "evk_forward"));
-    if (!fn_)
-      return load_error(
-          "the library does not export evk_forward: define it with extern \"C\" "
-          "and include evokernel/kernel_abi.h");
-    // Registering the library's kernels must not have broken the context.
-    check(cudaDeviceSynchronize(), "synchronising after loading the library");
-    ctl_.emit({{"ready", true}});
-    while (auto cmd = cmds_.next()) {
-      std::string op = cmd->value("op", "");
-      if (op == "load") {
-        load(cmd->at("group").get<int>(), cmd->at("set").get<int>());
-        ctl_.emit({{"ok", true}});
-      } else if (op == "run") {
-        run_calls(cmd->at("calls"));
-      } else if (op == "quit") {
-        ctl_.emit({{"result", true}, {"calls", calls_}});
-        return 0;
-      } else {
-        throw Error("unknown command " + op);
-      }
-    }
-    return 0;
+    return "";
   }
 
- private:
-  const uint8_t* source(const RunnerTensor& t) const {
-    if (t.offset + t.nbytes > in_->size()) throw Error("an input lies outside the inputs region");
-    return in_->data() + t.offset;
-  }
+  // Registering the library's kernels must not have broken the context.
+  void after_load() override { check(cudaDeviceSynchronize(), "synchronising after loading the library"); }
 
-  void load(int g, int s) {
+  void load(int g, int s) override {
     if (s < 0 || s >= static_cast<int>(job_.sets.size())) throw Error("no input set " + std::to_string(s));
     const RunnerSet& set = job_.sets[static_cast<size_t>(s)];
     Group& grp = groups_[g];
-    bool same = grp.bufs.size() == set.inputs.size();
-    for (size_t i = 0; same && i < set.inputs.size(); ++i)
-      same = grp.bufs[i]->shape == set.inputs[i].shape && grp.bufs[i]->dtype == set.inputs[i].dtype;
-    if (!same) {
+    if (!same_layout(grp.bufs, set.inputs)) {
       grp.bufs.clear();
       for (const auto& t : set.inputs) grp.bufs.push_back(std::make_unique<Buffer>(t.dtype, t.shape, t.nbytes));
     }
@@ -182,9 +142,7 @@ class Harness {
   // The device outputs of a slot for a set's shapes (kept while the shapes stay).
   std::vector<std::unique_ptr<Buffer>>& slot_buffers(int slot, const RunnerSet& set) {
     auto& b = slot_bufs_[slot];
-    bool same = b.size() == set.outputs.size();
-    for (size_t i = 0; same && i < b.size(); ++i) same = b[i]->shape == set.outputs[i].shape && b[i]->dtype == set.outputs[i].dtype;
-    if (!same) {
+    if (!same_layout(b, set.outputs)) {
       b.clear();
       for (const auto& o : set.outputs) b.push_back(std::make_unique<Buffer>(o.dtype, o.shape, o.nbytes()));
     }
@@ -194,7 +152,7 @@ class Harness {
   // Per call: the L2 flushed, CUDA events around evk_forward on the default stream (a claim),
   // the whole device synchronised. Outputs are poisoned on the device from the parent's poison
   // before the first call and copied to the host slots after the last.
-  void run_calls(const nlohmann::json& calls) {
+  void run_calls(const nlohmann::json& calls) override {
     struct Call {
       int group, slot;
       std::vector<evk_tensor> in, out;
@@ -223,15 +181,10 @@ class Harness {
       try {
         check(cudaMemsetAsync(flush_.get(), static_cast<int>(k & 0xff), flush_bytes_, 0), "flushing the L2 cache");
         check(cudaEventRecord(start_.get(), 0), "cudaEventRecord");
-        rc = fn_(cs[k].in.data(), static_cast<int32_t>(cs[k].in.size()), cs[k].out.data(),
-                 static_cast<int32_t>(cs[k].out.size()));
+        rc = call_forward(fn_, cs[k].in, cs[k].out, exception);
         check(cudaEventRecord(stop_.get(), 0), "cudaEventRecord");
-      } catch (const std::bad_alloc&) {
-        exception = "std::bad_alloc (out of memory)";
-      } catch (const std::exception& e) {
+      } catch (const Error& e) {  // a CUDA call around the kernel's failed
         exception = e.what();
-      } catch (...) {
-        exception = "an exception that is not a std::exception";
       }
       cudaError_t launch = cudaGetLastError();
       cudaError_t done = cudaDeviceSynchronize();
@@ -266,34 +219,19 @@ class Harness {
     for (size_t i = 0; i < grp.bufs.size(); ++i) {
       Bytes now(grp.bufs[i]->nbytes);
       grp.bufs[i]->download(now.data());
-      const uint8_t* was = source(set.inputs[i]);
-      if (std::memcmp(now.data(), was, now.size()) == 0) continue;
-      size_t k = 0;
-      while (now[k] == was[k]) ++k;
-      std::string name = i < job_.abi.size() ? job_.abi[i] : "input " + std::to_string(i);
-      return fmt::format("{} at element {}", name, k / std::max<size_t>(1, dtype_size(grp.bufs[i]->dtype)));
+      if (std::string m = mutation_text(input_name(i), now.data(), source(set.inputs[i]), now.size(),
+                                        grp.bufs[i]->dtype);
+          !m.empty())
+        return m;
     }
     return "";
   }
 
-  int load_error(const std::string& what) {
-    events_.emit({{"event", "load_error"}, {"what", what}});
-    return 0;
-  }
-
-  const RunnerJob& job_;
-  Reporter events_, ctl_;
-  CommandReader cmds_;
-  int rep_fd_;
-  Mapping* in_ = nullptr;
-  Mapping* out_ = nullptr;
-  evk_forward_fn fn_ = nullptr;
   DevicePtr flush_;
   size_t flush_bytes_ = 0;
   Event start_, stop_;
   std::map<int, Group> groups_;
   std::map<int, std::vector<std::unique_ptr<Buffer>>> slot_bufs_;
-  int64_t calls_ = 0;
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <iterator>
 #include <string>
 
+#include "../harness_base.h"
 #include "cuda_harness.h"
 #include "device.h"
 #include "device_peaks.h"
@@ -58,15 +59,7 @@ int main(int argc, char** argv) {
                    "as JSON on stdin)\n");
       return 2;
     }
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    evk::RunnerJob job = evk::runner_job_from_json(nlohmann::json::parse(text));
-    std::fflush(stdout);
-    int report_fd = ::fcntl(1, F_DUPFD_CLOEXEC, 10);
-    if (report_fd < 0 || ::dup2(2, 1) < 0) {
-      std::perror("evk-runner-cuda: cannot set up the verdict channel");
-      return 3;
-    }
-    return evk::runner::cuda::run_cuda_harness(job, report_fd);
+    return evk::runner::serve_job("evk-runner-cuda", evk::runner::cuda::run_cuda_harness);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "evk-runner-cuda: error: %s\n", e.what());
     return 3;

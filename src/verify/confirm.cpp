@@ -141,20 +141,12 @@ Confirmation Verifier::measure_confirmation(const TaskInfo& task, const std::str
     probe.outputs = set.specs;
     const int slots = static_cast<int>(
         std::clamp<uint64_t>((256ull << 20) / std::max<size_t>(probe.record_bytes(), 1), 1, 64));
-    Tolerance tol{refs[0].atol >= 0 ? refs[0].atol : opt.atol,
-                  refs[0].rtol >= 0 ? refs[0].rtol : opt.rtol, opt.rel_norm_bound};
+    Tolerance tol = task_tolerance(refs[0], opt);
 
     // The same CPUs for both: only one of them runs at any moment.
     CpuLease lease(opt.threads);
     for (auto& s : sides) {
-      RunnerSpec spec = backend->runner(s.dir.path());
-      RunnerLimits lim;
-      lim.executable = spec.executable;
-      lim.env = spec.env;
-      lim.timeout_s = opt.run_timeout_s;
-      lim.address_space_mb =
-          spec.limit_address_space ? std::max(opt.address_space_mb, spec.min_address_space_mb) : 0;
-      lim.threads = opt.threads;
+      RunnerLimits lim = runner_limits(backend->runner(s.dir.path()), opt);
       lim.cpus = lease.cpus();
       s.session =
           std::make_unique<RunnerSession>(s.library, abi, std::vector<SessionSet>{ss}, slots);

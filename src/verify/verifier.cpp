@@ -52,6 +52,22 @@ VerifyOptions verify_options(const Config& c) {
   return o;
 }
 
+RunnerLimits runner_limits(const RunnerSpec& spec, const VerifyOptions& opt) {
+  RunnerLimits lim;
+  lim.executable = spec.executable;
+  lim.env = spec.env;
+  lim.timeout_s = opt.run_timeout_s;
+  lim.address_space_mb =
+      spec.limit_address_space ? std::max(opt.address_space_mb, spec.min_address_space_mb) : 0;
+  lim.threads = opt.threads;
+  return lim;
+}
+
+Tolerance task_tolerance(const Reference& r, const VerifyOptions& opt) {
+  return Tolerance{r.atol >= 0 ? r.atol : opt.atol, r.rtol >= 0 ? r.rtol : opt.rtol,
+                   opt.rel_norm_bound};
+}
+
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -321,17 +337,9 @@ TrialOutcome run_sandboxed(const Backend& backend, const CompileResult& cr, cons
                            const fs::path& dir, RunnerBounds& bounds) {
   std::vector<std::string> abi;
   for (const auto& t : r0.abi) abi.push_back(t.name);
-  RunnerSpec spec = backend.runner(dir);
-  RunnerLimits lim;
-  lim.executable = spec.executable;
-  lim.env = spec.env;
-  lim.timeout_s = opt.run_timeout_s;
-  lim.address_space_mb =
-      spec.limit_address_space ? std::max(opt.address_space_mb, spec.min_address_space_mb) : 0;
-  lim.threads = opt.threads;
+  RunnerLimits lim = runner_limits(backend.runner(dir), opt);
   TrialOptions topt;
-  topt.tol = Tolerance{r0.atol >= 0 ? r0.atol : opt.atol, r0.rtol >= 0 ? r0.rtol : opt.rtol,
-                       opt.rel_norm_bound};
+  topt.tol = task_tolerance(r0, opt);
   topt.timing_budget_ms = opt.timing_budget_ms;
   topt.timing_max_trials = opt.timing_max_trials;
   topt.threads = opt.threads;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/backend.h"
 #include "core/verdict.h"
 #include "tasks/oracle.h"
 #include "tasks/task.h"
@@ -55,6 +56,14 @@ struct VerifyOptions {
 
 // verify.* from the effective config.
 VerifyOptions verify_options(const Config& c);
+
+// The limits a candidate's runner gets: the backend's runner and environment, the options'
+// wall clock, threads and address space (at least the runtime's minimum, where the backend
+// limits it at all). Verification and confirmation alike.
+RunnerLimits runner_limits(const RunnerSpec& spec, const VerifyOptions& opt);
+
+// The task's tolerance where its file sets one (ATOL/RTOL), else the options'.
+Tolerance task_tolerance(const Reference& r, const VerifyOptions& opt);
 
 // Every field of `o` that can change a verdict (all but use_cache), for the verdict cache key.
 // A field added to VerifyOptions must be added here (verdict_cache_test changes each one).

@@ -43,11 +43,9 @@ import evk_oracle  # noqa: E402
 SUITES = ("level1", "level2", "level3", "attention")
 MINIMUM = {"level1": 40, "level2": 30, "level3": 8, "attention": 15}
 MAX_ELEMENTS = 1 << 24
-REL_NORM_BOUND = 1e-2
-DEFAULT_TOL = 1e-2
+REL_NORM_BOUND = evk_oracle.LINT_REL_NORM_BOUND
+DEFAULT_TOL = evk_oracle.LINT_DEFAULT_TOL
 SEEDS = (0, 1)
-WRONG_FRACTION = 0.01  # a wrong answer must miss on at least 1% of the elements...
-WRONG_REL_NORM = 0.05  # ...or have a relative error norm of at least 5x the bound
 ST_DTYPES = {"F32": torch.float32, "F64": torch.float64, "I32": torch.int32,
              "I64": torch.int64, "U8": torch.uint8, "BOOL": torch.uint8, "F16": torch.float16}
 
@@ -80,44 +78,10 @@ def read_safetensors(path):
     return out
 
 
-def close(a, b, atol, rtol):
-    """The verifier's criterion: (passes, reason when it does not)."""
-    if tuple(a.shape) != tuple(b.shape):
-        return False, "shape"
-    if not b.is_floating_point():
-        return bool(torch.equal(a.to(b.dtype), b)), "values"
-    a = a.to(b.dtype)
-    if not bool(torch.isfinite(a).all()):
-        return False, "non-finite"
-    d = (a - b).abs_()
-    if not bool((d <= b.abs().mul_(rtol).add_(atol)).all()):
-        return False, "allclose"
-    nb = float(torch.linalg.vector_norm(b))
-    nd = float(torch.linalg.vector_norm(d))
-    if nd > REL_NORM_BOUND * nb:
-        return False, "rel-norm"
-    return True, ""
-
-
-def wrongness(a, b, atol, rtol):
-    """A wrong answer a for reference b must fail by a margin, not by luck: at least
-    WRONG_FRACTION of the elements outside the allclose band, or a relative error norm of at
-    least WRONG_REL_NORM. Returns (clearly wrong, description, margin: how many times over the
-    nearer threshold it misses)."""
-    if tuple(a.shape) != tuple(b.shape):
-        return True, "shape differs", math.inf
-    if not b.is_floating_point():
-        frac = float((a.to(b.dtype) != b).double().mean())
-        return frac >= WRONG_FRACTION, f"{frac:.2%} of elements differ", frac / WRONG_FRACTION
-    a = a.to(b.dtype)
-    d = (a - b).abs_()
-    frac = float((d > b.abs().mul_(rtol).add_(atol)).double().mean())
-    nb = float(torch.linalg.vector_norm(b))
-    nd = float(torch.linalg.vector_norm(d))
-    rel = nd / nb if nb > 0 else (0.0 if nd == 0 else math.inf)
-    margin = max(frac / WRONG_FRACTION, rel / WRONG_REL_NORM)
-    return (frac >= WRONG_FRACTION or rel >= WRONG_REL_NORM,
-            f"{frac:.2%} of elements outside tolerance, rel-norm error {rel:.3g}", margin)
+# The verifier's criterion and the margin a wrong answer must miss by: the oracle's lint
+# (`evokernel tasks check`) and this test share them.
+close = evk_oracle.lint_close
+wrongness = evk_oracle.lint_wrongness
 
 
 def f32_forward(path, seed, input_seed=None):

@@ -7,6 +7,7 @@
 #include "backends/ascendc/ascendc_source_rules.h"
 #include "backends/ascendc/eager_model.h"
 #include "backends/compile_support.h"
+#include "backends/host_compiler.h"
 #include "backends/symbol_tables.h"
 #include "core/paths.h"
 
@@ -17,27 +18,7 @@ namespace {
 
 std::vector<std::string> compile_argv(const fs::path& include_dir, const fs::path& src,
                                       const fs::path& lib) {
-  return {"g++",
-          "-std=c++17",
-          "-O2",
-          "-shared",
-          "-fPIC",
-          "-fvisibility=hidden",
-          "-fvisibility-inlines-hidden",
-          "-fdiagnostics-color=never",
-          "-fmax-errors=8",
-          "-I" + include_dir.string(),
-          src.string(),
-          "-o",
-          lib.string()};
-}
-
-CompilerWords gxx_words() {
-  CompilerWords w;
-  w.name = "the compiler";
-  w.timeout_hint = "template or constexpr recursion too deep? keep compile-time work small";
-  w.memory_hint = "template or constexpr recursion too deep?";
-  return w;
+  return gxx_library_argv(include_dir, {"-O2"}, src, lib);
 }
 
 // What a candidate's library may import: the emulator, memory and math helpers of the C and
@@ -149,11 +130,8 @@ std::string AscendcBackend::compile_command() const {
 
 CompileResult AscendcBackend::compile(const std::string& source, const fs::path& workdir,
                                       double timeout_s) const {
-  fs::path src = workdir / source_filename();
-  fs::path lib = workdir / "kernel.so";
-  write_file_atomic(src, source);
-  return run_compiler(compile_argv(knowledge_dir(), src, lib),
-                      compiler_options(workdir, timeout_s, kCompileAddressSpace), lib, gxx_words());
+  return build_gxx_library(source, workdir, source_filename(), knowledge_dir(), {"-O2"}, timeout_s,
+                           kCompileAddressSpace);
 }
 
 std::optional<std::string> AscendcBackend::check_artifact(const fs::path& artifact) const {

@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "backends/compile_support.h"
+#include "backends/host_compiler.h"
 #include "backends/cpu/source_rules.h"
 #include "backends/cpu/symbol_rules.h"
 #include "backends/elf_image.h"
@@ -16,26 +17,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The CPU's kernels are built for this machine's vector units, with OpenMP.
+const std::vector<std::string> kOptimise = {"-O3", "-march=native", "-fopenmp"};
+
 std::vector<std::string> compile_flags(const fs::path& include_dir) {
-  return {"g++", "-std=c++17", "-O3", "-march=native", "-fopenmp", "-shared", "-fPIC",
-          "-fvisibility=hidden", "-fvisibility-inlines-hidden", "-fdiagnostics-color=never",
-          "-fmax-errors=8", "-I" + include_dir.string()};
+  return gxx_library_flags(include_dir, kOptimise);
 }
 
 std::vector<std::string> compile_argv(const fs::path& include_dir, const fs::path& src,
                                       const fs::path& lib) {
-  std::vector<std::string> argv = compile_flags(include_dir);
-  for (const std::string& a : {src.string(), std::string("-o"), lib.string()}) argv.push_back(a);
-  return argv;
-}
-
-// What a failed g++ build's feedback says beyond the shared texts.
-CompilerWords gxx_words() {
-  CompilerWords w;
-  w.name = "the compiler";
-  w.timeout_hint = "template or constexpr recursion too deep? keep compile-time work small";
-  w.memory_hint = "template or constexpr recursion too deep?";
-  return w;
+  return gxx_library_argv(include_dir, kOptimise, src, lib);
 }
 
 // The toolchain's own load-time code (frame_dummy; <iostream>'s initialiser): libraries built
@@ -70,11 +61,8 @@ std::string CpuBackend::compile_command() const {
 
 CompileResult CpuBackend::compile(const std::string& source, const fs::path& workdir,
                                   double timeout_s) const {
-  fs::path src = workdir / source_filename();
-  fs::path lib = workdir / "kernel.so";
-  write_file_atomic(src, source);
-  return run_compiler(compile_argv(knowledge_dir(), src, lib),
-                      compiler_options(workdir, timeout_s, kCompileAddressSpace), lib, gxx_words());
+  return build_gxx_library(source, workdir, source_filename(), knowledge_dir(), kOptimise, timeout_s,
+                           kCompileAddressSpace);
 }
 
 std::optional<std::string> CpuBackend::check_artifact(const fs::path& artifact) const {

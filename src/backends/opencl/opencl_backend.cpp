@@ -15,6 +15,7 @@
 #include "backends/opencl/opencl_symbol_rules.h"
 #include "core/error.h"
 #include "core/paths.h"
+#include "backends/host_compiler.h"
 #include "core/process.h"
 
 namespace evk {
@@ -24,20 +25,7 @@ namespace {
 
 std::vector<std::string> host_argv(const fs::path& include_dir, const fs::path& src,
                                    const fs::path& lib) {
-  return {"g++",
-          "-std=c++17",
-          "-O2",
-          "-shared",
-          "-fPIC",
-          "-fvisibility=hidden",
-          "-fvisibility-inlines-hidden",
-          "-fdiagnostics-color=never",
-          "-fmax-errors=8",
-          "-I" + include_dir.string(),
-          src.string(),
-          "-o",
-          lib.string(),
-          "-lOpenCL"};
+  return gxx_library_argv(include_dir, {"-O2"}, src, lib, {"-lOpenCL"});
 }
 
 fs::path clbuild_path() {
