@@ -26,13 +26,31 @@ void SimilarityIndex::add(int64_t id, ItemKind kind, const std::string& backend,
                           const std::string& task, TermVector terms) {
   df_.add(terms);
   uint32_t row = static_cast<uint32_t>(rows_.size());
-  for (const auto& t : terms) postings_[t.term].push_back({row, t.tf});
-  Row r{id, kind, intern(backend), intern(task), std::move(terms)};
+  std::vector<uint32_t> dense;
+  dense.reserve(terms.size());
+  for (const auto& t : terms) {
+    postings_[t.term].push_back({row, t.tf});
+    auto [it, fresh] = dense_of_.try_emplace(t.term, static_cast<uint32_t>(dense_df_.size()));
+    if (fresh) dense_df_.push_back(0);
+    ++dense_df_[it->second];
+    dense.push_back(it->second);
+  }
+  Row r{id, kind, intern(backend), intern(task), std::move(terms), std::move(dense)};
   groups_[group_key(kind, r.backend, r.task)].push_back(row);
   rows_.push_back(std::move(r));
 }
 
 void SimilarityIndex::clear() { *this = SimilarityIndex(); }
+
+float SimilarityIndex::log1p_count(size_t n) const {
+  if (n >= log1p_.size()) {
+    size_t from = log1p_.size();
+    log1p_.resize(std::max(n + 1, 2 * from + 1024));
+    for (size_t i = from; i < log1p_.size(); ++i) log1p_[i] = static_cast<float>(std::log1p(double(i)));
+  }
+  return log1p_[n];
+}
+
 
 void SimilarityIndex::refresh_norms() {
   norms_.resize(rows_.size());
@@ -80,14 +98,18 @@ std::vector<SimilarityIndex::Hit> SimilarityIndex::exact(const TermVector& q,
     qn += double(qw[i]) * qw[i];
   }
   qn = std::sqrt(qn);
+  // The table then covers every document frequency (none exceeds the number of documents).
+  const float log_docs = log1p_count(df_.docs());
   std::vector<Hit> hits;
   hits.reserve(rows.size());
   for (uint32_t r : rows) {
     const TermVector& d = rows_[r].terms;
+    const std::vector<uint32_t>& dense = rows_[r].dense;
     double dot = 0, dn = 0;
     size_t i = 0;
-    for (const auto& t : d) {
-      float idf = df_.idf(t.term);
+    for (size_t j = 0; j < d.size(); ++j) {
+      const TermWeight& t = d[j];
+      float idf = log_docs - log1p_[dense_df_[dense[j]]] + 1.0f;  // DocFreq::idf
       double w = double(t.tf) * idf;
       dn += w * w;
       while (i < q.size() && q[i].term < t.term) ++i;

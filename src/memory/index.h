@@ -11,7 +11,10 @@
 //  2. re-rank the best max(4k, k+64) by the exact cosine under the current document
 //     frequencies, every query term included.
 // Cached norms use the document frequencies of the moment they were computed and are all
-// recomputed once the bank has grown by a tenth; the re-rank is always current. When no more
+// recomputed once the bank has grown by a tenth; the re-rank is always current. Inside, each
+// term also has a dense id with its document frequency in a flat array, so that the re-rank's
+// idf of every row term is two array reads, not a hash lookup (the same float as
+// DocFreq::idf). When no more
 // rows than the shortlist pass the filter, each is scored exactly. Rows with similarity 0 rank
 // last, by id, as in the brute-force scan.
 #pragma once
@@ -59,6 +62,7 @@ class SimilarityIndex {
     uint32_t backend;  // interned
     uint32_t task;     // interned
     TermVector terms;
+    std::vector<uint32_t> dense;  // terms[i]'s dense id
   };
   struct Posting {
     uint32_t row;
@@ -79,6 +83,7 @@ class SimilarityIndex {
   void refresh_norms();
   std::vector<Hit> search(const TermVector& q, const RowFilter& pass, size_t k);
   std::vector<Hit> exact(const TermVector& q, const std::vector<uint32_t>& rows, size_t k) const;
+  float log1p_count(size_t n) const;  // ln(1 + n), tabulated as DocFreq tabulates it
 
   std::vector<Row> rows_;
   std::unordered_map<uint32_t, std::vector<Posting>> postings_;
@@ -87,6 +92,9 @@ class SimilarityIndex {
   size_t normed_at_docs_ = 0;    // bank size when all norms were last recomputed
   std::vector<float> acc_;       // scratch accumulator, one per row
   DocFreq df_;
+  std::unordered_map<uint32_t, uint32_t> dense_of_;  // term -> dense id
+  std::vector<uint32_t> dense_df_;                   // dense id -> document frequency
+  mutable std::vector<float> log1p_;
   std::unordered_map<std::string, uint32_t> names_;
   std::unordered_map<std::string, std::vector<uint32_t>> groups_;  // kind|backend|task -> rows
 };

@@ -97,6 +97,25 @@ TEST(SimilarityIndex, TopMatchesBruteForceOnALargeBank) {
   EXPECT_GE(static_cast<double>(agree) / total, 0.95);
 }
 
+// The re-rank's similarity is tfidf_cosine under the index's current document frequencies
+// (its flat idf table must not drift from DocFreq::idf), also after more items arrive.
+TEST(SimilarityIndex, SimilarityIsTheExactCosineUnderCurrentFrequencies) {
+  SimilarityIndex ix;
+  std::vector<TermVector> docs = {terms("relu kernel loop tail"), terms("softmax row max exp"),
+                                  terms("relu relu vector width"), terms("matmul tile loop")};
+  auto check = [&] {
+    TermVector q = terms("relu loop tail kernel");
+    for (const auto& h : ix.top(q, {"cpu", {}, ""}, 10))
+      EXPECT_NEAR(h.similarity, tfidf_cosine(q, docs[static_cast<size_t>(h.id - 1)], ix.doc_freq()), 1e-6)
+          << "item " << h.id;
+  };
+  for (size_t i = 0; i < docs.size(); ++i) ix.add(static_cast<int64_t>(i + 1), ItemKind::Trace, "cpu", "t", docs[i]);
+  check();
+  docs.push_back(terms("relu tail again"));
+  ix.add(5, ItemKind::Trace, "cpu", "u", docs.back());
+  check();
+}
+
 TEST(SimilarityIndex, FiltersByBackendKindAndExcludedTask) {
   SimilarityIndex ix;
   ix.add(1, ItemKind::Trace, "cpu", "a", terms("relu kernel"));
