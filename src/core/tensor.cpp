@@ -1,6 +1,12 @@
 #include "core/tensor.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -63,7 +69,7 @@ std::string shape_str(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
-SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& name) {
+SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& name) {
   auto bad = [&](const std::string& why) {
     return Error("malformed safetensors file " + name + ": " + why);
   };
@@ -138,8 +144,26 @@ SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& n
   return f;
 }
 
+// The file mapped read-only for the parse: each tensor is copied once, from the page cache
+// into its own buffer (references are tens of MiB, read for every verification).
 SafetensorsFile read_safetensors(const std::filesystem::path& path) {
-  return parse_safetensors(read_file(path), path.string());
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot open " + path.string() + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || st.st_size == 0) {
+    ::close(fd);
+    return parse_safetensors(read_file(path), path.string());  // says what is wrong with it
+  }
+  size_t n = static_cast<size_t>(st.st_size);
+  void* p = ::mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) return parse_safetensors(read_file(path), path.string());
+  struct Unmap {
+    void* p;
+    size_t n;
+    ~Unmap() { ::munmap(p, n); }
+  } unmap{p, n};
+  return parse_safetensors(std::string_view(static_cast<const char*>(p), n), path.string());
 }
 
 void write_safetensors(const std::filesystem::path& path, const SafetensorsFile& f) {

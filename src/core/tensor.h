@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace evk {
@@ -45,7 +46,7 @@ struct SafetensorsFile {
 // larger than the file, bad JSON, unknown dtype, offsets out of range, size not matching the
 // shape, overlapping tensors.
 SafetensorsFile read_safetensors(const std::filesystem::path& path);
-SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& name);
+SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& name);
 void write_safetensors(const std::filesystem::path& path, const SafetensorsFile& f);
 
 }  // namespace evk

@@ -15,6 +15,7 @@
 
 #include "backends/backend.h"
 #include "backends/compiler_feedback.h"
+#include "core/build_id.h"
 #include "core/config.h"
 #include "core/error.h"
 #include "core/hash.h"
@@ -104,9 +105,6 @@ std::string shape_text(const std::vector<int64_t>& s) {
 }
 
 
-// What else decides a verdict besides the options: this program and the runner (a new gate or
-// check in either must not be answered from an older build's cache) and the compiler's
-// identity (`<compiler> --version`). Computed once per process and compile command.
 // The backend's compile command; "" for a name make_backend does not know (verify() reports
 // that itself, before anything is cached).
 std::string compile_command_of(const std::string& backend) {
@@ -117,22 +115,22 @@ std::string compile_command_of(const std::string& backend) {
   }
 }
 
+// What else decides a verdict besides the options: this program and the runner (a new gate or
+// check in either must not be answered from an older build's cache: their build ids,
+// core/build_id.h) and the compiler's identity (`<compiler> --version`). Computed once per
+// process and compile command.
 std::string toolchain_fingerprint(const std::string& compile_command) {
   static std::mutex mu;
   static std::map<std::string, std::string> memo;
   std::lock_guard lk(mu);
   auto [it, fresh] = memo.try_emplace(compile_command);
   if (!fresh) return it->second;
-  auto file_bytes = [](const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
   std::string compiler = compile_command.substr(0, compile_command.find(' '));
   ProcessOptions po;
   po.timeout_s = 30;
   ProcessResult version;
   if (!compiler.empty()) version = run_process({compiler, "--version"}, po);
-  it->second = sha256_hex(sha256_hex(file_bytes("/proc/self/exe")) + sha256_hex(file_bytes(runner_path())) +
+  it->second = sha256_hex(build_identity("/proc/self/exe") + build_identity(runner_path()) +
                           compile_command + version.out);
   return it->second;
 }

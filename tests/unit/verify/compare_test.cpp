@@ -26,6 +26,44 @@ TEST(Compare, WithinToleranceIsOk) {
   EXPECT_EQ(r.mismatches, 0);
 }
 
+Tensor f64(const std::vector<float>& v) {
+  Tensor t;
+  t.dtype = DType::F64;
+  t.shape = {static_cast<int64_t>(v.size())};
+  t.data.resize(v.size() * 8);
+  for (size_t i = 0; i < v.size(); ++i) {
+    double d = v[i];
+    std::memcpy(t.data.data() + 8 * i, &d, 8);
+  }
+  return t;
+}
+
+// float32 outputs that are all close take a fast path; its figures are those of the general
+// loop (here through float64, whose values are the same doubles), the norm check included.
+TEST(Compare, TheFloat32FastPathGivesTheGeneralLoopsFigures) {
+  std::vector<float> ref(10007), got(10007);
+  for (size_t i = 0; i < ref.size(); ++i) {
+    ref[i] = std::sin(0.37f * static_cast<float>(i)) * 3.0f;
+    got[i] = ref[i] * (1.0f + 0.004f * std::cos(static_cast<float>(i)));
+  }
+  for (Tolerance tol : {Tolerance{}, Tolerance{0, 0.5, 1e-4}}) {
+    auto fast = compare_output(f32(ref, {10007}), reinterpret_cast<const uint8_t*>(got.data()), tol);
+    Tensor g64 = f64(got);
+    auto general = compare_output(f64(ref), g64.data.data(), tol);
+    EXPECT_EQ(fast.ok, general.ok);
+    EXPECT_EQ(fast.mismatches, 0);
+    EXPECT_EQ(fast.max_abs, general.max_abs);
+    EXPECT_EQ(fast.max_rel, general.max_rel);
+    EXPECT_EQ(fast.err_norm, general.err_norm);
+    EXPECT_EQ(fast.rel_norm, general.rel_norm);
+    EXPECT_EQ(fast.norm_bound, general.norm_bound);
+  }
+  // The second tolerance passes every element but not the norm bound.
+  auto tight = compare_output(f32(ref, {10007}), reinterpret_cast<const uint8_t*>(got.data()),
+                              Tolerance{0, 0.5, 1e-4});
+  EXPECT_FALSE(tight.ok);
+}
+
 TEST(Compare, ReportsCountMaxErrorsAndFirstBadIndex) {
   Tensor ref = f32({1, 2, 3, 4}, {2, 2});
   std::vector<float> got = {1, 2, 3.5f, 5};
