@@ -229,6 +229,7 @@ std::optional<Val> OpCall::batch_norm() const {
   return batch_norm_ew(x, rm, rv, have_w ? &wv : nullptr, have_b ? &bv : nullptr, eps);
 }
 
+// (x - mean) / sqrt(var + eps) [* w] [+ b], each statistic and parameter per channel (dim 1).
 Val OpCall::batch_norm_ew(const Val& x, const Val& rm, const Val& rv, const Val* w, const Val* b,
                           double eps) const {
   bool have_w = w != nullptr, have_b = b != nullptr;
