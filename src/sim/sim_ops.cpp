@@ -535,8 +535,12 @@ Val Gen::call(const FxOp& op) {
 }
 
 Val call_op(Gen& g, const FxOp& op) {
-  const OpCall c{g,       op,          Args{g, op, g.env_},
-                 op.name, op_name(op), op.shape_known ? op.shape : Shape{}};
+  const OpCall c{.g = g,
+                 .op = op,
+                 .a = Args{.g = g, .op = op, .env = g.env_},
+                 .node = op.name,
+                 .t = op_name(op),
+                 .fx = op.shape_known ? op.shape : Shape{}};
   for (Family family : kFamilies)
     if (std::optional<Val> v = (c.*family)()) return std::move(*v);
   throw Unsupported("no template");
