@@ -1,5 +1,6 @@
 // The sim's code generator, core: values, loop emission, materialisation, views, outputs and
-// the assembly of the final source file. Op templates live in sim_ops.cpp / sim_kernels.cpp.
+// the assembly of the final source file. The op dispatch lives in sim_ops*.cpp, the loop-nest
+// templates in sim_kernels.cpp.
 #include "sim/sim_codegen.h"
 
 #include <cmath>

@@ -64,7 +64,7 @@ class Gen {
   Gen(const PromptView& p, const Plan& plan);
   GenResult run();
 
-  // ---- used by the op templates (sim_ops.cpp, sim_kernels.cpp) ----
+  // ---- used by the op templates (sim_ops*.cpp, sim_kernels.cpp) ----
   const Plan& plan() const { return plan_; }
   bool pit(const std::string& name) const { return plan_.pitfalls.count(name) > 0; }
   bool move(const std::string& name) const { return plan_.has_move(name); }

@@ -2,7 +2,9 @@
 // file: `# seed S sha256 H` lines, `---`, then the prompt as a run rendered it). A change to the
 // simulator that changes what it writes for a prompt and seed shows here, named by the case:
 // refactorings must keep every digest; a deliberate change of the sim's behaviour rewrites the
-// digests it changes and says why in its commit.
+// digests it changes and says why in its commit. The suite-SUITE-TASK cases hold the CPU draft
+// prompt of every built-in task as the sim tests render it (the guide elided: the sim reads
+// only the task and its op list), so every op template the suites reach is pinned.
 #include <gtest/gtest.h>
 
 #include <filesystem>
