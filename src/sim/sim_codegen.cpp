@@ -113,6 +113,22 @@ std::string Gen::simd_pragma(const std::string& reduction) const {
   return "#pragma omp simd reduction(" + reduction + ")";
 }
 
+int Gen::open_loops_except(const Idx& xi, const Shape& shape, int dim) {
+  int opened = 0;
+  for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
+    if (d == dim) continue;
+    open_for(xi[d], shape[d], opened == 0 ? par_pragma() : "");
+    ++opened;
+  }
+  return opened;
+}
+
+Idx Gen::row_index(int rank, int dim) {
+  Idx xi(rank);
+  for (int d = 0; d < rank; ++d) xi[d] = d == dim ? "r" : "k" + std::to_string(d);
+  return xi;
+}
+
 Idx Gen::open_loops(const Shape& shape, const std::string& prefix, bool par, bool simd) {
   Idx ix;
   int r = static_cast<int>(shape.size());

@@ -79,6 +79,12 @@ class Gen {
   // Opens one loop per dim (vars prefix0, prefix1, ...); the outermost carries the parallel
   // pragma when `par`, the innermost `#pragma omp simd` when the simd move is on and `simd`.
   Idx open_loops(const Shape& shape, const std::string& prefix, bool par, bool simd);
+  // A row operation's loops: one per dim of `shape` but `dim`, with the variables of `xi`, the
+  // outermost carrying the parallel pragma; returns how many it opened (the caller opens the
+  // loop along `dim`).
+  int open_loops_except(const Idx& xi, const Shape& shape, int dim);
+  // k0, k1, ... with "r" along `dim`: the index of a row operation.
+  static Idx row_index(int rank, int dim);
   std::string par_pragma() const;   // "" unless the omp move is on
   std::string simd_pragma(const std::string& reduction = "") const;
   std::string fresh(const std::string& base);  // a unique C++ identifier

@@ -205,15 +205,8 @@ Val Gen::softmax(const std::string& node, const Val& x0, int dim, bool log) {
   feat_.has_softmax = true;
   use_math();
   Val dst = dest(node, x.shape);
-  Idx xi(x.rank());
-  int opened = 0;
-  for (int d = 0; d < x.rank(); ++d) {
-    xi[d] = "k" + std::to_string(d);
-    if (d == dim) continue;
-    open_for(xi[d], x.shape[d], opened == 0 ? par_pragma() : "");
-    ++opened;
-  }
-  xi[dim] = "r";
+  Idx xi = row_index(x.rank(), dim);
+  int opened = open_loops_except(xi, x.shape, dim);
   std::string v = elem(x, xi), o = dst.ptr + "[" + flat(xi, x.shape) + "]";
   int64_t R = x.shape[dim];
   bool shift = !pit("softmax_no_max_shift");
@@ -332,15 +325,8 @@ Val Gen::l2_normalize(const std::string& node, const Val& x0, int dim, double p,
   Val x = x0.kind == Val::kLazy ? materialize(x0, node + "_in") : x0;
   use_math();
   Val dst = dest(node, x.shape);
-  Idx xi(x.rank());
-  int opened = 0;
-  for (int d = 0; d < x.rank(); ++d) {
-    xi[d] = "k" + std::to_string(d);
-    if (d == dim) continue;
-    open_for(xi[d], x.shape[d], opened == 0 ? par_pragma() : "");
-    ++opened;
-  }
-  xi[dim] = "r";
+  Idx xi = row_index(x.rank(), dim);
+  int opened = open_loops_except(xi, x.shape, dim);
   line("float s = 0.f;");
   open_for("r", x.shape[dim], simd_pragma("+:s"));
   line("const float v = " + elem(x, xi) + ";");
@@ -357,15 +343,8 @@ Val Gen::l2_normalize(const std::string& node, const Val& x0, int dim, double p,
 
 Val Gen::cumulative(const std::string& node, const Val& x, int dim, bool is_prod) {
   Val dst = dest(node, x.shape);
-  Idx xi(x.rank());
-  int opened = 0;
-  for (int d = 0; d < x.rank(); ++d) {
-    xi[d] = "k" + std::to_string(d);
-    if (d == dim) continue;
-    open_for(xi[d], x.shape[d], opened == 0 ? par_pragma() : "");
-    ++opened;
-  }
-  xi[dim] = "r";
+  Idx xi = row_index(x.rank(), dim);
+  int opened = open_loops_except(xi, x.shape, dim);
   line(std::string("float acc = ") + (is_prod ? "1.f" : "0.f") + ";");
   open_for("r", x.shape[dim]);
   line(std::string("acc ") + (is_prod ? "*=" : "+=") + " " + elem(x, xi) + ";");
@@ -390,12 +369,7 @@ Val Gen::cosine_similarity(const std::string& node, const Val& a, const Val& b, 
   }
   feat_.has_reduction = true;
   Val dst = dest(node, out);
-  int opened = 0;
-  for (int d = 0; d < a.rank(); ++d) {
-    if (d == dim) continue;
-    open_for(xi[d], a.shape[d], opened == 0 ? par_pragma() : "");
-    ++opened;
-  }
+  int opened = open_loops_except(xi, a.shape, dim);
   line("float dot = 0.f, na = 0.f, nb = 0.f;");
   open_for("r", a.shape[dim], simd_pragma("+:dot,na,nb"));
   line("const float u = " + elem(a, xi) + ";");

@@ -104,7 +104,10 @@ Confirmation Verifier::confirm(const TaskInfo& task, const std::string& best_sou
     }
   }
   Confirmation c = measure_confirmation(task, best_source, candidate_source, opt, copt);
-  if (opt.use_cache && c.ran) {
+  // Every answer but the machinery's failure is kept, a kernel that failed when re-timed
+  // included: a resumed or replayed run then gets the answer the first run got, whatever the
+  // machine's load is now.
+  if (opt.use_cache && !c.infra) {
     std::lock_guard<std::mutex> g(db_mu_);
     auto s = ws_.db().prepare("INSERT OR REPLACE INTO verify_cache (key, verdict) VALUES (?, ?)");
     s.bind(1, key).bind(2, c.to_json().dump()).run();
@@ -217,7 +220,9 @@ Confirmation Verifier::measure_confirmation(const TaskInfo& task, const std::str
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {
-    return failed(std::string("the confirmation failed (not the kernel's fault): ") + e.what());
+    Confirmation c = failed(std::string("the confirmation failed (not the kernel's fault): ") + e.what());
+    c.infra = true;
+    return c;
   }
 }
 

@@ -30,6 +30,9 @@ struct Confirmation {
   double best_ms = 0, candidate_ms = 0;  // median per-call times in the interleaved run
   std::string note;
   bool cached = false;  // answered from the workspace's cache (the same pair measured before)
+  // The machinery failed (an exception, not a kernel's behaviour): the one outcome that is not
+  // cached, as an infra verdict is not.
+  bool infra = false;
   nlohmann::json to_json() const;
   static Confirmation from_json(const nlohmann::json& j);
 };
