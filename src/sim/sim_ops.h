@@ -63,6 +63,12 @@ struct Args {
     const Py* p = py(i, name);
     return p && p->kind != Py::kNone;
   }
+  // The optional tensor argument i (or `name`) held in `slot`: &slot when given, else nullptr.
+  const Val* optional_tensor(size_t i, const std::string& name, Val& slot) const {
+    if (!has(i, name)) return nullptr;
+    slot = tensor(i, name);
+    return &slot;
+  }
   int64_t integer(const Py& p) const {
     Val v = val(p);
     if (v.kind != Val::kConst) throw Unsupported("expected an integer");

@@ -119,14 +119,8 @@ std::optional<Val> OpCall::layer_norm() const {
   double eps;
   if (t == "layer_norm") {
     ns = a.ints(*a.py(1, "normalized_shape"));
-    if (a.has(2, "weight")) {
-      wv = a.tensor(2, "weight");
-      w = &wv;
-    }
-    if (a.has(3, "bias")) {
-      bv = a.tensor(3, "bias");
-      b = &bv;
-    }
+    w = a.optional_tensor(2, "weight", wv);
+    b = a.optional_tensor(3, "bias", bv);
     eps = a.real(4, "eps", 1e-5);
   } else {
     const Py* p = mod_arg(op, 0, "normalized_shape");
@@ -148,14 +142,8 @@ std::optional<Val> OpCall::group_norm() const {
   double eps;
   if (t == "group_norm") {
     groups = a.integer(1, "num_groups", 1);
-    if (a.has(2, "weight")) {
-      wv = a.tensor(2, "weight");
-      w = &wv;
-    }
-    if (a.has(3, "bias")) {
-      bv = a.tensor(3, "bias");
-      b = &bv;
-    }
+    w = a.optional_tensor(2, "weight", wv);
+    b = a.optional_tensor(3, "bias", bv);
     eps = a.real(4, "eps", 1e-5);
   } else {
     groups = static_cast<int64_t>(mod_real(op, 0, "num_groups", 1));
@@ -175,14 +163,8 @@ std::optional<Val> OpCall::instance_norm() const {
   double eps;
   if (t == "instance_norm") {
     if (a.has(1, "running_mean")) throw Unsupported("instance_norm with running stats");
-    if (a.has(3, "weight")) {
-      wv = a.tensor(3, "weight");
-      w = &wv;
-    }
-    if (a.has(4, "bias")) {
-      bv = a.tensor(4, "bias");
-      b = &bv;
-    }
+    w = a.optional_tensor(3, "weight", wv);
+    b = a.optional_tensor(4, "bias", bv);
     eps = a.real(7, "eps", 1e-5);
   } else {
     const Py* tr = mod_arg(op, 99, "track_running_stats");
@@ -270,10 +252,7 @@ std::optional<Val> OpCall::product() const {
     const Val* b = nullptr;
     if (t == "linear") {
       w = a.tensor(1, "weight");
-      if (a.has(2, "bias")) {
-        bv = a.tensor(2, "bias");
-        b = &bv;
-      }
+      b = a.optional_tensor(2, "bias", bv);
     } else {
       if (!param(g, op, "weight", w)) throw Unsupported("Linear weight missing");
       b = param(g, op, "bias", bv);
@@ -302,10 +281,7 @@ std::optional<Val> OpCall::conv_function() const {
   if (!conv_fn && !convt_fn) return std::nullopt;
   Val x = a.tensor(0), w = a.tensor(1, "weight"), bv;
   const Val* b = nullptr;
-  if (a.has(2, "bias")) {
-    bv = a.tensor(2, "bias");
-    b = &bv;
-  }
+  b = a.optional_tensor(2, "bias", bv);
   int nd = w.rank() - 2;
   auto getv = [&](size_t pos, const std::string& name, int64_t def) {
     const Py* p = a.py(pos, name);
