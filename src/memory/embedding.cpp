@@ -132,12 +132,10 @@ void DocFreq::remove(const TermVector& v) {
   if (docs_ > 0) --docs_;
 }
 
-float DocFreq::log1p_count(size_t n) const {
-  if (n >= log1p_.size()) {
-    size_t from = log1p_.size();
-    log1p_.resize(std::max(n + 1, 2 * from + 1024));
-    for (size_t i = from; i < log1p_.size(); ++i) log1p_[i] = static_cast<float>(std::log1p(double(i)));
-  }
+float DocFreq::grow_log1p(size_t n) const {
+  size_t from = log1p_.size();
+  log1p_.resize(std::max(n + 1, 2 * from + 1024));
+  for (size_t i = from; i < log1p_.size(); ++i) log1p_[i] = static_cast<float>(std::log1p(double(i)));
   return log1p_[n];
 }
 

@@ -47,9 +47,12 @@ class DocFreq {
   void remove(const TermVector& v);
   float idf(uint32_t term) const;
   size_t docs() const { return docs_; }
+  // ln(1 + n), tabulated: idf is on every hot path (the similarity index's re-rank reads it
+  // per row term, from its own flat document frequencies).
+  float log1p_count(size_t n) const { return n < log1p_.size() ? log1p_[n] : grow_log1p(n); }
 
  private:
-  float log1p_count(size_t n) const;  // ln(1 + n), tabulated: idf is on every hot path
+  float grow_log1p(size_t n) const;  // extends the table past n, returns ln(1 + n)
 
   std::unordered_map<uint32_t, uint32_t> df_;
   size_t docs_ = 0;

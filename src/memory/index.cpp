@@ -42,16 +42,6 @@ void SimilarityIndex::add(int64_t id, ItemKind kind, const std::string& backend,
 
 void SimilarityIndex::clear() { *this = SimilarityIndex(); }
 
-float SimilarityIndex::log1p_count(size_t n) const {
-  if (n >= log1p_.size()) {
-    size_t from = log1p_.size();
-    log1p_.resize(std::max(n + 1, 2 * from + 1024));
-    for (size_t i = from; i < log1p_.size(); ++i) log1p_[i] = static_cast<float>(std::log1p(double(i)));
-  }
-  return log1p_[n];
-}
-
-
 void SimilarityIndex::refresh_norms() {
   norms_.resize(rows_.size());
   if (rows_.size() * 10 > normed_at_docs_ * 11 + 160) {
@@ -98,8 +88,7 @@ std::vector<SimilarityIndex::Hit> SimilarityIndex::exact(const TermVector& q,
     qn += double(qw[i]) * qw[i];
   }
   qn = std::sqrt(qn);
-  // The table then covers every document frequency (none exceeds the number of documents).
-  const float log_docs = log1p_count(df_.docs());
+  const float log_docs = df_.log1p_count(df_.docs());
   std::vector<Hit> hits;
   hits.reserve(rows.size());
   for (uint32_t r : rows) {
@@ -109,7 +98,7 @@ std::vector<SimilarityIndex::Hit> SimilarityIndex::exact(const TermVector& q,
     size_t i = 0;
     for (size_t j = 0; j < d.size(); ++j) {
       const TermWeight& t = d[j];
-      float idf = log_docs - log1p_[dense_df_[dense[j]]] + 1.0f;  // DocFreq::idf
+      float idf = log_docs - df_.log1p_count(dense_df_[dense[j]]) + 1.0f;  // DocFreq::idf
       double w = double(t.tf) * idf;
       dn += w * w;
       while (i < q.size() && q[i].term < t.term) ++i;

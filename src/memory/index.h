@@ -83,7 +83,6 @@ class SimilarityIndex {
   void refresh_norms();
   std::vector<Hit> search(const TermVector& q, const RowFilter& pass, size_t k);
   std::vector<Hit> exact(const TermVector& q, const std::vector<uint32_t>& rows, size_t k) const;
-  float log1p_count(size_t n) const;  // ln(1 + n), tabulated as DocFreq tabulates it
 
   std::vector<Row> rows_;
   std::unordered_map<uint32_t, std::vector<Posting>> postings_;
@@ -94,7 +93,6 @@ class SimilarityIndex {
   DocFreq df_;
   std::unordered_map<uint32_t, uint32_t> dense_of_;  // term -> dense id
   std::vector<uint32_t> dense_df_;                   // dense id -> document frequency
-  mutable std::vector<float> log1p_;
   std::unordered_map<std::string, uint32_t> names_;
   std::unordered_map<std::string, std::vector<uint32_t>> groups_;  // kind|backend|task -> rows
 };
