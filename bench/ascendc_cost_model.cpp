@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
       for (const auto& p : pts) {
         Verdict v = verifier.verify(t, p.source, vo);
         if (!v.feasible) {
-          fmt::print("  {:<38} {}: {}\n", p.label, v.category, v.feedback.substr(0, 160));
+          fmt::print("  {:<38} {}: {}\n", p.label, category_name(v.category),
+                     v.feedback.substr(0, 160));
           continue;
         }
         double c = v.metrics["modeled"].value("cycles", 0.0);

@@ -115,7 +115,8 @@ int main(int argc, char** argv) {
         double t2 = now_s();
         if (a.category != b.category) {
           std::cerr << fmt::format("bench_slurm: {}: local {} but slurm {} ({})\n", t->id,
-                                   a.category, b.category, b.feedback);
+                                   category_name(a.category), category_name(b.category),
+                                   b.feedback);
           rc = 1;
         }
         local_s.push_back(t1 - t0);
@@ -137,7 +138,7 @@ int main(int argc, char** argv) {
       auto out = e.verify_batch(work, opt);
       double dt = now_s() - t0;
       for (const auto& v : out)
-        if (v.category != "ok") {
+        if (v.category != Category::Ok) {
           std::cerr << "bench_slurm: a solution was not feasible: " << v.category << " "
                     << v.feedback << "\n";
           rc = 1;

@@ -179,13 +179,23 @@ void Agent::episode(const TaskInfo& task, int index, int count) {
 }
 
 // The query state of docs/architecture.md §5: task text + fx op list + current error category.
+// An earlier attempt as the prompt shows it; children of a start point are shown without code.
+static PromptAttempt shown_attempt(const Attempt& a, const std::string& code) {
+  return {.idx = a.idx,
+          .stage = a.stage,
+          .category = a.verdict.category,
+          .feedback = a.verdict.feedback,
+          .code = code,
+          .latency_ms = a.verdict.latency_ms};
+}
+
 static MemoryQuery query_for(const Agent::TaskContext& tc, const std::string& backend,
                              std::vector<ItemKind> kinds) {
   MemoryQuery q;
   q.backend = backend;
   q.op_names = tc.ops;
   if (!tc.attempts.empty() && !tc.attempts.back().verdict.feasible)
-    q.error_category = tc.attempts.back().verdict.category;
+    q.error_category = category_name(tc.attempts.back().verdict.category);
   q.text = tc.task->source + "\n" + render_fx_ops(tc.ref) + "\n" + q.error_category;
   q.kinds = std::move(kinds);
   return q;
@@ -209,8 +219,7 @@ Attempt Agent::draft(TaskContext& tc, int idx) {
     for (size_t i = from; i < tc.attempts.size(); ++i) {
       const Attempt& p = tc.attempts[i];
       if (is_infra(p.verdict.category)) continue;  // nothing the model could act on
-      tc.shown.push_back({p.idx, p.stage, p.verdict.category, p.verdict.feedback, p.code,
-                          p.verdict.latency_ms});
+      tc.shown.push_back(shown_attempt(p, p.code));
     }
   }
   tc.prompt = templates_.draft(prompt_inputs(tc));
@@ -276,7 +285,7 @@ void Agent::ask_and_verify(TaskContext& tc, Attempt& a) {
   a.llm_s = c.latency_s;
   auto code = extract_code(c.text);
   if (!code) {
-    a.verdict.category = "no_code";
+    a.verdict.category = Category::NoCode;
     a.verdict.feedback =
         "the reply held no fenced code block: answer with the whole source in one ```cpp block";
     return;
@@ -286,7 +295,7 @@ void Agent::ask_and_verify(TaskContext& tc, Attempt& a) {
   for (int tries = 0;; ++tries) {  // the machinery failing is retried; the kernel is not
     a.verdict = executor_.verify(*tc.task, a.code, opt_.verify);
     a.verify_s += a.verdict.wall_s;
-    if (a.verdict.category != "infra" || tries >= opt_.infra_retries) break;
+    if (a.verdict.category != Category::Infra || tries >= opt_.infra_retries) break;
   }
 }
 
@@ -343,23 +352,41 @@ void Agent::remember(TaskContext& tc, Attempt& a, Stage stage) {
   const std::optional<int64_t> parent =
       stage == Stage::Refine && tc.start->trace_item ? std::optional<int64_t>(tc.start->trace_item)
                                                      : std::nullopt;
-  a.trace_item = memory_.add(make_trace(
-      {a.task, backend_.name(), tc.ops, a.code, a.verdict.category, a.verdict.feedback,
-       a.verdict.feasible,
-       a.verdict.feasible ? std::optional<double>(a.verdict.latency_ms) : std::nullopt, parent}));
+  a.trace_item = memory_.add(
+      make_trace({.task = a.task,
+                  .backend = backend_.name(),
+                  .ops = tc.ops,
+                  .code = a.code,
+                  .category = a.verdict.category,
+                  .feedback = a.verdict.feedback,
+                  .feasible = a.verdict.feasible,
+                  .latency_ms = a.verdict.feasible ? std::optional<double>(a.verdict.latency_ms)
+                                                   : std::nullopt,
+                  .parent = parent}));
   const std::optional<int64_t> trace =
       a.trace_item ? std::optional<int64_t>(a.trace_item) : std::nullopt;
   if (stage == Stage::Draft && a.verdict.feasible && !tc.attempts.empty() &&
       !tc.attempts.back().verdict.feasible) {
     const Attempt& failed = tc.attempts.back();
-    memory_.add(make_experience({a.task, backend_.name(), tc.ops, failed.code,
-                                 failed.verdict.category, failed.verdict.feedback, a.code, trace}));
+    memory_.add(make_experience({.task = a.task,
+                                 .backend = backend_.name(),
+                                 .ops = tc.ops,
+                                 .failed_code = failed.code,
+                                 .category = failed.verdict.category,
+                                 .feedback = failed.verdict.feedback,
+                                 .fixed_code = a.code,
+                                 .parent = trace}));
   }
   if (stage == Stage::Refine && a.verdict.feasible &&
       credited_ms(a.verdict) < credited_ms(best.verdict))
-    memory_.add(make_best_practice({a.task, backend_.name(), tc.ops, tc.start->code,
-                                    tc.start->verdict.latency_ms, a.code, a.verdict.latency_ms,
-                                    trace}));
+    memory_.add(make_best_practice({.task = a.task,
+                                    .backend = backend_.name(),
+                                    .ops = tc.ops,
+                                    .start_code = tc.start->code,
+                                    .start_ms = tc.start->verdict.latency_ms,
+                                    .new_code = a.code,
+                                    .new_ms = a.verdict.latency_ms,
+                                    .parent = trace}));
 }
 
 // Confirmation before credit (verify/confirm.h): a refinement that beats the best by less than
@@ -430,13 +457,10 @@ PromptInputs Agent::prompt_inputs(const TaskContext& tc) const {
   in.attempts = tc.shown;
   if (tc.start) {
     const Attempt& s = *tc.start;
-    in.start_point = PromptAttempt{s.idx, s.stage, s.verdict.category, s.verdict.feedback, s.code,
-                                   s.verdict.latency_ms};
+    in.start_point = shown_attempt(s, s.code);
     in.start_point_roofline = s.verdict.roofline_fraction;
     for (const auto& c : tc.attempts)
-      if (c.start_point && *c.start_point == s.id)
-        in.children.push_back({c.idx, c.stage, c.verdict.category, c.verdict.feedback, "",
-                               c.verdict.latency_ms});
+      if (c.start_point && *c.start_point == s.id) in.children.push_back(shown_attempt(c, ""));
   }
   return in;
 }

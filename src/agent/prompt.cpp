@@ -58,8 +58,9 @@ std::string fitting_note(const TaskInfo& t) {
 }
 
 std::string render_attempt(const PromptAttempt& a, bool with_code) {
-  std::string s = fmt::format("### attempt {} ({}): {}\n", a.idx, stage_name(a.stage), a.category);
-  if (a.category == "ok") s += fmt::format("latency {:.4f} ms\n", a.latency_ms);
+  std::string s = fmt::format("### attempt {} ({}): {}\n", a.idx, stage_name(a.stage),
+                              category_name(a.category));
+  if (a.category == Category::Ok) s += fmt::format("latency {:.4f} ms\n", a.latency_ms);
   if (!a.feedback.empty()) s += a.feedback + "\n";
   if (with_code && !a.code.empty()) s += "```cpp\n" + clip_lines(a.code, 200) + "```\n";
   return s;
@@ -205,10 +206,10 @@ std::string PromptTemplates::refine(const PromptInputs& in) const {
       sp.latency_ms > 0 ? eager / sp.latency_ms : 0.0, sp.code);
   std::string children;
   for (const auto& c : in.children)
-    children += c.category == "ok"
+    children += c.category == Category::Ok
                     ? fmt::format("- attempt {}: ok, {:.4f} ms ({} than the start point)\n", c.idx,
                                   c.latency_ms, c.latency_ms < sp.latency_ms ? "faster" : "slower")
-                    : fmt::format("- attempt {}: {}, {}\n", c.idx, c.category,
+                    : fmt::format("- attempt {}: {}, {}\n", c.idx, category_name(c.category),
                                   clip_lines(c.feedback, 3));
   vars["children"] = children.empty() ? "(none yet)\n" : children;
   return render_template(refine_, vars);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/stage.h"
+#include "core/verdict.h"
 #include "tasks/task.h"
 
 namespace evk {
@@ -24,7 +25,8 @@ struct PromptItem {
 struct PromptAttempt {
   int idx = 0;
   Stage stage = Stage::Draft;
-  std::string category, feedback, code;
+  Category category = Category::Ok;
+  std::string feedback, code;
   double latency_ms = 0;
 };
 

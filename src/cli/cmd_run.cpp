@@ -86,7 +86,7 @@ AgentListener progress_listener(const RunArgs& a, int budget,
       if (const Attempt* at = e.attempt) {
         j["idx"] = at->idx;
         j["stage"] = stage_name(at->stage);
-        j["category"] = at->verdict.category;
+        j["category"] = category_name(at->verdict.category);
         j["feasible"] = at->verdict.feasible;
         j["latency_ms"] = at->verdict.latency_ms;
         j["eager_ms"] = at->verdict.eager_ms;

@@ -29,9 +29,10 @@ struct VerifyArgs {
 
 void print_verdict(const std::string& label, const Verdict& v) {
   std::cout << fmt::format("{}: {} ({}){}\n", label, v.feasible ? "FEASIBLE" : "INFEASIBLE",
-                           v.category, v.cached ? " [cached]" : "");
+                           category_name(v.category), v.cached ? " [cached]" : "");
   for (const auto& g : v.gates)
-    std::cout << fmt::format("  {:<13} {:<5} {}\n", g.gate, g.passed ? "pass" : "FAIL", g.detail);
+    std::cout << fmt::format("  {:<13} {:<5} {}\n", gate_name(g.gate), g.passed ? "pass" : "FAIL",
+                             g.detail);
   std::cout << "feedback:\n";
   std::string fb = v.feedback;
   size_t start = 0;

@@ -27,8 +27,8 @@ void add_verify_job_command(CLI::App& app, Context&) {
                        "the nodes share with the submitting machine");
     Verdict v = run_verify_job(file);
     std::cout << fmt::format("{}: {} ({}) in {:.2f} s -> {}\n", file,
-                             v.feasible ? "FEASIBLE" : "INFEASIBLE", v.category, v.wall_s,
-                             verdict_path(file).string());
+                             v.feasible ? "FEASIBLE" : "INFEASIBLE", category_name(v.category),
+                             v.wall_s, verdict_path(file).string());
   });
 }
 

@@ -1,9 +1,54 @@
 #include "core/verdict.h"
 
+#include <ostream>
+
 namespace evk {
 
-bool is_infra(const std::string& category) {
-  return category == "infra" || category == "no_device";
+bool is_infra(Category c) {
+  return c == Category::Infra || c == Category::NoDevice;
+}
+
+static constexpr Category kCategories[] = {
+    Category::Ok,           Category::NoCode,  Category::HackStatic, Category::Compile,
+    Category::RuntimeCrash, Category::Timeout, Category::Mismatch,   Category::HackDynamic,
+    Category::TooFast,      Category::Infra,   Category::NoDevice};
+
+const char* category_name(Category c) {
+  switch (c) {
+    case Category::Ok:
+      return "ok";
+    case Category::NoCode:
+      return "no_code";
+    case Category::HackStatic:
+      return "hack_static";
+    case Category::Compile:
+      return "compile";
+    case Category::RuntimeCrash:
+      return "runtime_crash";
+    case Category::Timeout:
+      return "timeout";
+    case Category::Mismatch:
+      return "mismatch";
+    case Category::HackDynamic:
+      return "hack_dynamic";
+    case Category::TooFast:
+      return "too_fast";
+    case Category::Infra:
+      return "infra";
+    case Category::NoDevice:
+      return "no_device";
+  }
+  return "infra";
+}
+
+std::optional<Category> category_from(std::string_view name) {
+  for (Category c : kCategories)
+    if (name == category_name(c)) return c;
+  return std::nullopt;
+}
+
+std::ostream& operator<<(std::ostream& os, Category c) {
+  return os << category_name(c);
 }
 
 double credited_ms(const Verdict& v) {
@@ -27,10 +72,10 @@ std::string gate_name(Gate g) {
 nlohmann::json to_json(const Verdict& v) {
   nlohmann::json gates = nlohmann::json::array();
   for (const auto& g : v.gates)
-    gates.push_back({{"gate", g.gate}, {"passed", g.passed}, {"detail", g.detail}});
+    gates.push_back({{"gate", gate_name(g.gate)}, {"passed", g.passed}, {"detail", g.detail}});
   return {{"feasible", v.feasible},
           {"gate", gate_name(v.gate)},
-          {"category", v.category},
+          {"category", category_name(v.category)},
           {"feedback", v.feedback},
           {"gates", gates},
           {"compiled", v.compiled},
@@ -57,10 +102,15 @@ Verdict verdict_from_json(const nlohmann::json& j) {
   Verdict v;
   v.feasible = j.value("feasible", false);
   v.gate = gate_from(j.value("gate", "static_hack"));
-  v.category = j.value("category", "");
+  // A name this build does not know (a newer writer, a damaged record) says nothing about the
+  // kernel: infra, so it is neither credited nor cached.
+  const std::optional<Category> c = category_from(j.value("category", ""));
+  v.category = c.value_or(Category::Infra);
+  if (!c) v.feasible = false;
   v.feedback = j.value("feedback", "");
   for (const auto& g : j.value("gates", nlohmann::json::array()))
-    v.gates.push_back({g.value("gate", ""), g.value("passed", false), g.value("detail", "")});
+    v.gates.push_back(
+        {gate_from(g.value("gate", "")), g.value("passed", false), g.value("detail", "")});
   v.compiled = j.value("compiled", false);
   v.latency_ms = j.value("latency_ms", 0.0);
   v.latency_iqr_ms = j.value("latency_iqr_ms", 0.0);

@@ -1,8 +1,11 @@
 // The verifier's answer about one candidate. Shared by verify/ (which produces it), agent/
 // and memory/ (which learn from it) and report/ (which shows it).
 #pragma once
+#include <iosfwd>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace evk {
@@ -12,17 +15,31 @@ namespace evk {
 enum class Gate { StaticHack = 1, Compile = 2, Correctness = 3, DynamicHack = 4, Latency = 5 };
 
 struct GateOutcome {
-  std::string gate;     // "static_hack", "compile", "correctness", "dynamic_hack", "latency"
+  Gate gate = Gate::StaticHack;
   bool passed = false;
   std::string detail;   // one line
+};
+
+// What a verdict says about the candidate: Ok when feasible, else why not. Strings only at the
+// edges (database, JSON, prompts, reports), through category_name / category_from.
+enum class Category {
+  Ok,
+  NoCode,        // the answer held no kernel source
+  HackStatic,    // a static rule (forbidden call, directive, symbol)
+  Compile,       // the compiler failed, or the library did not load
+  RuntimeCrash,  // a signal, an exception, a non-zero return, a flood
+  Timeout,       // the wall clock ran out
+  Mismatch,      // an output differs from the reference beyond the tolerance
+  HackDynamic,   // a check in the runner caught the kernel cheating
+  TooFast,       // faster than the machine's peaks allow for the bytes it must move
+  Infra,         // the verification machinery failed
+  NoDevice,      // no device here to run on
 };
 
 struct Verdict {
   bool feasible = false;
   Gate gate = Gate::StaticHack;
-  // "ok" when feasible; else one of: hack_static, compile, runtime_crash, timeout, mismatch,
-  // hack_dynamic, too_fast, no_code, infra, no_device.
-  std::string category = "ok";
+  Category category = Category::Ok;
   std::string feedback;        // what an LLM can act on (trimmed compiler errors, mismatch stats)
   std::vector<GateOutcome> gates;
   bool compiled = false;       // reached past the compile gate
@@ -39,7 +56,13 @@ struct Verdict {
 
 // `infra` (the verification machinery failed) and `no_device` (no device here to run on) say
 // nothing about the kernel: never a reward, never a memory item, never cached.
-bool is_infra(const std::string& category);
+bool is_infra(Category c);
+
+// "ok", "no_code", "hack_static", "compile", "runtime_crash", "timeout", "mismatch",
+// "hack_dynamic", "too_fast", "infra", "no_device": the names stored and shown.
+const char* category_name(Category c);
+std::optional<Category> category_from(std::string_view name);
+std::ostream& operator<<(std::ostream& os, Category c);  // the name: logs, test messages
 
 // The latency a feasible verdict is credited with: latency_ms, unless an interleaved
 // confirmation (verify/confirm.h, metrics["confirm"]["credited_ms"]) found the kernel not

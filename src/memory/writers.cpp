@@ -34,10 +34,9 @@ void add_tag(std::vector<std::string>& tags, const std::string& t) {
   if (!t.empty() && std::find(tags.begin(), tags.end(), t) == tags.end()) tags.push_back(t);
 }
 
-std::vector<std::string> base_tags(const std::vector<std::string>& ops, const std::string& category) {
+std::vector<std::string> op_tags(const std::vector<std::string>& ops) {
   std::vector<std::string> tags;
   for (const auto& o : ops) add_tag(tags, o);
-  add_tag(tags, category);
   return tags;
 }
 
@@ -134,7 +133,8 @@ Item make_trace(const TraceInput& in) {
   it.feasible = in.feasible;
   it.latency_ms = in.latency_ms;
   it.parent = in.parent;
-  it.tags = base_tags(in.ops, in.category);
+  it.tags = op_tags(in.ops);
+  add_tag(it.tags, category_name(in.category));
   std::string outcome;
   if (in.feasible) {
     it.title = in.latency_ms ? fmt::format("{}: feasible, {:.4g} ms", in.task, *in.latency_ms)
@@ -142,8 +142,8 @@ Item make_trace(const TraceInput& in) {
     outcome = "Outcome: feasible" +
               (in.latency_ms ? fmt::format(", {:.4g} ms", *in.latency_ms) : std::string()) + "\n";
   } else {
-    it.title = fmt::format("{}: failed ({})", in.task, in.category);
-    outcome = fmt::format("Outcome: failed at {}.\nFeedback: {}\n", in.category,
+    it.title = fmt::format("{}: failed ({})", in.task, category_name(in.category));
+    outcome = fmt::format("Outcome: failed at {}.\nFeedback: {}\n", category_name(in.category),
                           excerpt(in.feedback, kExcerpt));
     for (const auto& p : pitfall_names(in.code)) add_tag(it.tags, p);
     outcome += marker_block(in.code);
@@ -161,13 +161,14 @@ Item make_experience(const ExperienceInput& in, const Summariser& summarise) {
   it.feedback = excerpt(in.feedback, kFeedbackCap);
   it.feasible = true;
   it.parent = in.parent;
-  it.tags = base_tags(in.ops, in.category);
+  it.tags = op_tags(in.ops);
+  add_tag(it.tags, category_name(in.category));
   for (const auto& p : pitfall_names(in.failed_code)) add_tag(it.tags, p);
-  it.title = fmt::format("{}: fixing {}", in.task, in.category);
+  it.title = fmt::format("{}: fixing {}", in.task, category_name(in.category));
   std::string rules = fmt::format(
       "Task {} (ops: {}).\nWhat failed: {}: {}\n{}What fixed it (diff from the failed code to "
       "the feasible one):\n{}\n",
-      in.task, join(in.ops, ", "), in.category, excerpt(in.feedback, kExcerpt),
+      in.task, join(in.ops, ", "), category_name(in.category), excerpt(in.feedback, kExcerpt),
       marker_block(in.failed_code), diff_summary(in.failed_code, in.fixed_code));
   it.body = rules;
   if (summarise) {
@@ -192,7 +193,7 @@ Item make_best_practice(const BestPracticeInput& in) {
   it.feasible = true;
   it.latency_ms = in.new_ms;
   it.parent = in.parent;
-  it.tags = base_tags(in.ops, "");
+  it.tags = op_tags(in.ops);
   auto opts = optimisations(in.start_code, in.new_code);
   for (const auto& o : opts) add_tag(it.tags, o);
   double speedup = in.new_ms > 0 ? in.start_ms / in.new_ms : 0;

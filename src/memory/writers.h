@@ -11,15 +11,16 @@
 #include <string>
 #include <vector>
 
+#include "core/verdict.h"
 #include "memory/item.h"
 
 namespace evk {
 
 struct TraceInput {
-  std::string task, backend = "cpu";
+  std::string task, backend;
   std::vector<std::string> ops;  // the task's operator names
   std::string code;
-  std::string category;  // the verdict's category: "ok" or a failure category
+  Category category = Category::Ok;  // the verdict's
   std::string feedback;
   bool feasible = false;
   std::optional<double> latency_ms;
@@ -29,9 +30,11 @@ struct TraceInput {
 Item make_trace(const TraceInput& in);
 
 struct ExperienceInput {
-  std::string task, backend = "cpu";
+  std::string task, backend;
   std::vector<std::string> ops;
-  std::string failed_code, category, feedback;  // the failure
+  std::string failed_code;  // the failure, with its category and feedback
+  Category category = Category::Ok;
+  std::string feedback;
   std::string fixed_code;                       // the feasible attempt that followed
   std::optional<int64_t> parent;                // e.g. the fixing attempt's trace
 };
@@ -42,7 +45,7 @@ using Summariser = std::function<std::string(const std::string& rule_based)>;
 Item make_experience(const ExperienceInput& in, const Summariser& summarise = {});
 
 struct BestPracticeInput {
-  std::string task, backend = "cpu";
+  std::string task, backend;
   std::vector<std::string> ops;
   std::string start_code;
   double start_ms = 0;

@@ -34,10 +34,10 @@ json run_json(const RunInfo& r) {
 std::string verdict_text(const Verdict& v) {
   std::string s;
   for (const auto& g : v.gates)
-    s += fmt::format("  {} {:<13} {}\n", g.passed ? "pass" : "FAIL", g.gate, g.detail);
+    s += fmt::format("  {} {:<13} {}\n", g.passed ? "pass" : "FAIL", gate_name(g.gate), g.detail);
   if (v.gates.empty())
     s += fmt::format("  {} (gate {}: {})\n", v.feasible ? "feasible" : "infeasible",
-                     gate_name(v.gate), v.category);
+                     gate_name(v.gate), category_name(v.category));
   return s;
 }
 
@@ -70,7 +70,7 @@ std::string format_show(const RunData& run, const std::string& task, bool* found
     s += fmt::format("no feasible kernel in {} attempt(s)", n);
     if (!last) return s + "\n";
     s += fmt::format("; last attempt {} ({}) failed: {}\n", last->idx, stage_name(last->stage),
-                     last->verdict.category);
+                     category_name(last->verdict.category));
     s += verdict_text(last->verdict);
     if (!last->verdict.feedback.empty()) s += "feedback:\n" + last->verdict.feedback + "\n";
     return s + "\n" + last->code + (last->code.empty() || last->code.back() == '\n' ? "" : "\n");

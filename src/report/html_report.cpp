@@ -305,40 +305,38 @@ std::string speedups(const std::vector<RunData>& runs) {
          "</div></div></section>";
 }
 
-// Gate-failure categories in the order the gates run (core/verdict.h).
-const std::vector<std::pair<std::string, std::string>>& known_categories() {
-  static const std::vector<std::pair<std::string, std::string>> k = {
-      {"no_code", "no code"},         {"hack_static", "static hack"}, {"compile", "compile"},
-      {"runtime_crash", "crash"},     {"timeout", "timeout"},
-      {"mismatch", "mismatch"},       {"hack_dynamic", "dynamic hack"}, {"too_fast", "too fast"},
-      {"no_device", "no device"},     {"infra", "infra"}};
-  return k;
+std::string category_label(Category c) {
+  switch (c) {
+    case Category::NoCode:
+      return "no code";
+    case Category::HackStatic:
+      return "static hack";
+    case Category::RuntimeCrash:
+      return "crash";
+    case Category::HackDynamic:
+      return "dynamic hack";
+    case Category::TooFast:
+      return "too fast";
+    case Category::NoDevice:
+      return "no device";
+    default:
+      return category_name(c);
+  }
 }
 
 std::string failures(const std::vector<RunData>& runs) {
-  std::vector<std::string> cats;
-  for (const auto& [c, label] : known_categories())
-    for (const auto& r : runs)
-      if (r.overall.failures.count(c)) {
-        cats.push_back(c);
-        break;
-      }
+  std::set<Category> seen;  // in the enum's order: the order the gates run
   for (const auto& r : runs)
-    for (const auto& [c, n] : r.overall.failures)
-      if (std::find(cats.begin(), cats.end(), c) == cats.end()) cats.push_back(c);
+    for (const auto& [c, n] : r.overall.failures) seen.insert(c);
+  std::vector<Category> cats(seen.begin(), seen.end());
   svg::BarChart b;
   b.title = "Failed attempts by the gate that stopped them";
   b.y_label = "attempts";
   b.integer_y = true;
-  for (const auto& c : cats) {
-    std::string label = c;
-    for (const auto& [k, l] : known_categories())
-      if (k == c) label = l;
-    b.categories.push_back(label);
-  }
+  for (Category c : cats) b.categories.push_back(category_label(c));
   for (const auto& r : runs) {
     std::vector<double> vals;
-    for (const auto& c : cats)
+    for (Category c : cats)
       vals.push_back(r.overall.failures.count(c) ? r.overall.failures.at(c) : 0);
     b.series.push_back({run_name_text(r.info), vals});
   }
@@ -351,7 +349,7 @@ std::string failures(const std::vector<RunData>& runs) {
     int top_n = 0;
     for (const auto& [c, n] : r.overall.failures) {
       failed += n;
-      if (n > top_n) top_n = n, top = c;
+      if (n > top_n) top_n = n, top = category_label(c);
     }
     table += fmt::format(
         "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{} ({})</td><td>{}</td></tr>",
@@ -463,7 +461,7 @@ std::string task_rows(const RunData& r, const TaskResult& t) {
   std::string name = html_escape(t.task);
   if (t.fitted)
     name += "<span class=\"tag\" title=\"input shapes scaled down to fit --max-elements\">fitted</span>";
-  std::map<std::string, int> fails;
+  std::map<Category, int> fails;
   const Attempt* last = nullptr;
   for (const auto& a : r.attempts)
     if (a.task == t.task) {
@@ -471,7 +469,9 @@ std::string task_rows(const RunData& r, const TaskResult& t) {
       if (!last || a.idx > last->idx) last = &a;
     }
   std::string fail_text;
-  for (const auto& [c, n] : fails) fail_text += fmt::format("{}{}×{}", fail_text.empty() ? "" : " ", n, html_escape(c));
+  for (const auto& [c, n] : fails)
+    fail_text +=
+        fmt::format("{}{}×{}", fail_text.empty() ? "" : " ", n, html_escape(category_name(c)));
   std::string status = t.solved ? fmt::format("<span class=\"ok\">attempt {}</span>", t.first_feasible_idx)
                                 : "<span class=\"bad\">unsolved</span>";
   std::string best_cell = best ? fmt::format("{} #{}", html_escape(stage_name(best->stage)), best->idx) : "-";
@@ -491,9 +491,10 @@ std::string task_rows(const RunData& r, const TaskResult& t) {
                                     html_escape(stage_name(best->stage)), fmt_ms(best->verdict.latency_ms)),
                         best->code, "");
   else if (last)
-    detail = code_block(fmt::format("last attempt — {} ({}): {}", last->idx,
-                                    html_escape(stage_name(last->stage)), html_escape(last->verdict.category)),
-                        last->code, last->verdict.feedback);
+    detail = code_block(
+        fmt::format("last attempt — {} ({}): {}", last->idx, html_escape(stage_name(last->stage)),
+                    html_escape(category_name(last->verdict.category))),
+        last->code, last->verdict.feedback);
   if (!detail.empty()) out += "<tr class=\"code\"><td colspan=\"11\">" + detail + "</td></tr>";
   return out;
 }

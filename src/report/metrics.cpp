@@ -111,6 +111,12 @@ Metrics compute_metrics(const std::vector<TaskRecord>& tasks, const std::vector<
   return m;
 }
 
+static nlohmann::json failure_counts(const std::map<Category, int>& failures) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [c, n] : failures) j[category_name(c)] = n;
+  return j;
+}
+
 nlohmann::json to_json(const Metrics& m) {
   nlohmann::json fp = nlohmann::json::object();
   for (const auto& [p, v] : m.fast_p) fp[fmt::format("{}", p)] = v;
@@ -147,7 +153,7 @@ nlohmann::json to_json(const Metrics& m) {
           {"tokens_per_solved", m.tokens_per_solved},
           {"cost_per_solved", m.cost_per_solved},
           {"acc_curve", m.acc_curve},
-          {"failures", m.failures},
+          {"failures", failure_counts(m.failures)},
           {"skipped", m.skipped},
           {"per_task", tasks}};
 }
@@ -177,7 +183,7 @@ std::string format_metrics(const Metrics& m, const std::string& title) {
     s += fmt::format(" {:.2f}", m.acc_curve[k]);
   }
   s += "\n  failures:";
-  for (const auto& [c, n] : m.failures) s += fmt::format(" {}={}", c, n);
+  for (const auto& [c, n] : m.failures) s += fmt::format(" {}={}", category_name(c), n);
   s += "\n";
   if (!m.skipped.empty()) {
     s += fmt::format("  skipped {} task(s), not in the figures above:\n", m.skipped.size());

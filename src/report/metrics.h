@@ -40,7 +40,7 @@ struct Metrics {
   double cost_usd = 0;
   double tokens_per_solved = 0, cost_per_solved = 0;
   std::vector<double> acc_curve;     // Acc after attempt k (k = 1..budget)
-  std::map<std::string, int> failures;  // category -> count
+  std::map<Category, int> failures;  // infeasible attempts by category, in gate order
   std::vector<TaskResult> per_task;
   // Tasks left out without attempts (TaskRecord::skipped): task -> reason. They are not in
   // `tasks` nor in any rate: a task nobody could attempt says nothing about the method.

@@ -123,9 +123,10 @@ void ProgressPrinter::on_event(const std::string& kind, const std::string& task,
       if (!(t.best_ms > 0) || v.latency_ms < t.best_ms) t.best_ms = v.latency_ms;
     }
     if (!s.o.live) {
-      std::string what = v.feasible ? fmt::format("ok {} ({} eager)", fmt_ms(v.latency_ms),
-                                                  fmt_x(v.eager_ms > 0 ? v.eager_ms / v.latency_ms : 0))
-                                    : v.category;
+      std::string what = v.feasible
+                             ? fmt::format("ok {} ({} eager)", fmt_ms(v.latency_ms),
+                                           fmt_x(v.eager_ms > 0 ? v.eager_ms / v.latency_ms : 0))
+                             : category_name(v.category);
       s.print_line(fmt::format("[{}/{}] {} {:>2}/{} {:<6} {} | solved {} CR {:.0f}%", task_index,
                                task_count, task, a->idx, s.o.budget, stage_name(a->stage), what, s.solved(),
                                s.with_code ? 100.0 * s.compiled / s.with_code : 0.0));

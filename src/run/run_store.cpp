@@ -146,7 +146,7 @@ int64_t AttemptLog::insert(const Attempt& a) {
   s.bind(1, a.task).bind(2, a.idx).bind(3, stage_name(a.stage)).bind(4, a.prompt).bind(5, a.reply);
   s.bind(6, a.code).bind(7, json(a.context_ids).dump()).bind(8, a.start_point);
   s.bind(9, a.trace_item).bind(10, to_json(a.verdict).dump()).bind(11, a.verdict.feasible ? 1 : 0);
-  s.bind(12, a.verdict.compiled ? 1 : 0).bind(13, a.verdict.category);
+  s.bind(12, a.verdict.compiled ? 1 : 0).bind(13, category_name(a.verdict.category));
   s.bind(14, a.verdict.latency_ms).bind(15, a.reward).bind(16, a.reward_raw);
   s.bind(17, a.prompt_tokens).bind(18, a.completion_tokens).bind(19, a.cost_usd);
   s.bind(20, a.llm_s).bind(21, a.verify_s).bind(22, now_iso());

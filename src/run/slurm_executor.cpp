@@ -69,7 +69,7 @@ std::string tail_of_file(const fs::path& p, size_t n) {
 Verdict infra_verdict(const std::string& feedback) {
   Verdict v;
   v.feasible = false;
-  v.category = "infra";
+  v.category = Category::Infra;
   v.feedback = feedback;
   return v;
 }

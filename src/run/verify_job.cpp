@@ -171,7 +171,7 @@ Verdict run_verify_job(const fs::path& job_file) {
     // Same rule as verify_all: the machinery failing says nothing about the kernel.
     v = Verdict{};
     v.feasible = false;
-    v.category = "infra";
+    v.category = Category::Infra;
     v.feedback = std::string("verification job failed on the node: ") + e.what();
   }
   write_file_atomic(verdict_path(job_file), to_json(v).dump());

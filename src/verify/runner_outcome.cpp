@@ -21,18 +21,18 @@ std::optional<RunnerFailure> classify_runner_outcome(const TrialOutcome& out, co
   const std::string stderr_tail = p.err.empty() ? "" : "\nstderr: " + tail(p.err, 600);
   if (!rep.forbidden_syscall.empty())
     return RunnerFailure{
-        gate, "runtime_crash",
+        gate, Category::RuntimeCrash,
         fmt::format("the sandbox stopped the kernel at the forbidden system call {} (during {}): "
                     "kernels may not open sockets, start processes or programs, or signal other "
                     "processes",
                     rep.forbidden_syscall, where)};
   if (p.timed_out)
-    return RunnerFailure{gate, "timeout",
+    return RunnerFailure{gate, Category::Timeout,
                          fmt::format("the kernel did not finish within {:.0f} s (during {}): an "
                                      "infinite loop, a deadlock, or far too slow for the task size",
                                      b.run_timeout_s, where)};
   if (p.err_truncated || p.out_truncated)
-    return RunnerFailure{gate, "runtime_crash",
+    return RunnerFailure{gate, Category::RuntimeCrash,
                          fmt::format("the kernel printed more than {} KiB (during {}): kernels "
                                      "must not print",
                                      b.output_cap >> 10, where)};
@@ -44,15 +44,15 @@ std::optional<RunnerFailure> classify_runner_outcome(const TrialOutcome& out, co
     if (p.term_signal == SIGSEGV)
       hint = " (an out-of-bounds access or a stack overflow: check index arithmetic and large "
              "local arrays)";
-    return RunnerFailure{gate, "runtime_crash",
+    return RunnerFailure{gate, Category::RuntimeCrash,
                          fmt::format("the kernel crashed: {} during {}{}{}", p.describe(), where,
                                      hint, stderr_tail)};
   }
   if (!rep.load_error.empty())
-    return RunnerFailure{Gate::Compile, "compile", "the library failed to load: " + rep.load_error,
-                         true};
+    return RunnerFailure{Gate::Compile, Category::Compile,
+                         "the library failed to load: " + rep.load_error, true};
   if (!out.passed)
-    return RunnerFailure{gate, "runtime_crash",
+    return RunnerFailure{gate, Category::RuntimeCrash,
                          fmt::format("the process ended early ({}) during {}: kernels must return "
                                      "from evk_forward{}",
                                      p.describe(), where, stderr_tail)};

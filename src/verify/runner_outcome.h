@@ -20,7 +20,7 @@ struct RunnerBounds {
 
 struct RunnerFailure {
   Gate gate = Gate::Correctness;  // the gate that failed; those before it passed
-  std::string category;           // mismatch, hack_dynamic, runtime_crash, timeout, compile, ...
+  Category category = Category::RuntimeCrash;
   std::string feedback;
   // The library never loaded: a compile failure, with no runtime gate passed.
   bool load_error = false;

@@ -44,7 +44,7 @@ class Trial {
     if (!out_.passed) return;
     for (const auto& [slot, set, bytes] : snapshots_)
       if (std::memcmp(s_.slot(slot), bytes.data(), bytes.size()) != 0) {
-        fail(Gate::DynamicHack, "hack_dynamic",
+        fail(Gate::DynamicHack, Category::HackDynamic,
              fmt::format("the outputs for {} changed after evk_forward returned: all work must "
                          "finish before returning (no detached threads)",
                          sets_[static_cast<size_t>(set)].name));
@@ -61,7 +61,7 @@ class Trial {
     return n;
   }
 
-  bool fail(Gate g, const std::string& category, const std::string& feedback) {
+  bool fail(Gate g, Category category, const std::string& feedback) {
     out_.passed = false;
     out_.gate = g;
     out_.category = category;
@@ -74,7 +74,7 @@ class Trial {
     out_.ended_early = true;
     if (!s_.violation().empty()) {
       out_.ended_early = false;
-      fail(Gate::DynamicHack, "hack_dynamic",
+      fail(Gate::DynamicHack, Category::HackDynamic,
            "the runner's report channel was tampered with (" + s_.violation() +
                "): a kernel may not write to the harness's descriptors");
     }
@@ -88,18 +88,21 @@ class Trial {
     }
     if (!b.exception.empty()) {
       bool oom = b.exception.find("bad_alloc") != std::string::npos;
-      fail(g, "runtime_crash", fmt::format("evk_forward threw {} (during {}){}", b.exception, out_.phase,
-                                           oom ? ": the process is out of memory" : ""));
+      fail(g, Category::RuntimeCrash,
+           fmt::format("evk_forward threw {} (during {}){}", b.exception, out_.phase,
+                       oom ? ": the process is out of memory" : ""));
       return true;
     }
     if (b.rc != 0) {
-      fail(g, "runtime_crash", fmt::format("evk_forward returned {} (during {}); it must return 0 on success",
-                                           b.rc, out_.phase));
+      fail(g, Category::RuntimeCrash,
+           fmt::format("evk_forward returned {} (during {}); it must return 0 on success", b.rc,
+                       out_.phase));
       return true;
     }
     if (!b.mutated.empty()) {
-      fail(Gate::DynamicHack, "hack_dynamic",
-           "the kernel wrote to its inputs (" + b.mutated + " during " + out_.phase + "): inputs are read-only");
+      fail(Gate::DynamicHack, Category::HackDynamic,
+           "the kernel wrote to its inputs (" + b.mutated + " during " + out_.phase +
+               "): inputs are read-only");
       return true;
     }
     return false;
@@ -153,12 +156,14 @@ class Trial {
           int other = done[e];
           if (s_.set(other).record_bytes() == s_.set(g).record_bytes() &&
               same_slot_bytes(slot, static_cast<int>(e), g) && !refs_equal(g, other))
-            return fail(Gate::DynamicHack, "hack_dynamic",
-                        fmt::format("the outputs for {} are byte-for-byte those for {} although the "
-                                    "inputs differ: results are cached or replayed across calls",
-                                    t.name, sets_[static_cast<size_t>(other)].name));
+            return fail(
+                Gate::DynamicHack, Category::HackDynamic,
+                fmt::format("the outputs for {} are byte-for-byte those for {} although the "
+                            "inputs differ: results are cached or replayed across calls",
+                            t.name, sets_[static_cast<size_t>(other)].name));
         }
-        return fail(Gate::Correctness, "mismatch", fmt::format("{}: {}", t.description, *bad));
+        return fail(Gate::Correctness, Category::Mismatch,
+                    fmt::format("{}: {}", t.description, *bad));
       }
       done.push_back(g);
     }
@@ -174,17 +179,17 @@ class Trial {
       auto b = s_.run({{g, slot}}, group_set_);
       if (batch_failed(b, Gate::Latency)) return false;
       if (b.claimed_ms.size() != 1 || !(b.claimed_ms[0] > 0))
-        return fail(Gate::DynamicHack, "hack_dynamic",
+        return fail(Gate::DynamicHack, Category::HackDynamic,
                     "the runner reported no modeled latency for its call: the report was forged");
       if (auto bad = check(slot, group_set_[static_cast<size_t>(g)], false))
-        return fail(Gate::DynamicHack, "hack_dynamic",
+        return fail(Gate::DynamicHack, Category::HackDynamic,
                     fmt::format("a timed call's results were wrong ({}: {}): the kernel behaves "
                                 "differently when called repeatedly",
                                 sets_[static_cast<size_t>(g)].name, *bad));
       if (g == 0 && !b.modeled.is_null()) out_.metrics["modeled"] = b.modeled;
       ms.push_back(b.claimed_ms[0]);
     }
-    if (ms.empty()) return fail(Gate::Latency, "infra", "no seed to time");
+    if (ms.empty()) return fail(Gate::Latency, Category::Infra, "no seed to time");
     out_.trials = out_.batches = out_.checked_calls = seeds_;
     out_.median_ms = quantile(ms, 0.5);
     out_.iqr_ms = quantile(ms, 0.75) - quantile(ms, 0.25);
@@ -223,10 +228,11 @@ class Trial {
       double claimed = 0;
       for (double c : b.claimed_ms) claimed += c;
       if (claimed > b.wall_ms * 1.001 + 0.05)
-        return fail(Gate::DynamicHack, "hack_dynamic",
-                    fmt::format("the runner reported {:.4g} ms of calls in a batch the parent timed at "
-                                "{:.4g} ms: the report was forged",
-                                claimed, b.wall_ms));
+        return fail(
+            Gate::DynamicHack, Category::HackDynamic,
+            fmt::format("the runner reported {:.4g} ms of calls in a batch the parent timed at "
+                        "{:.4g} ms: the report was forged",
+                        claimed, b.wall_ms));
       for (size_t k = 0; k < calls.size(); ++k) {
         auto [g, slot] = calls[k];
         bool must = fresh[static_cast<size_t>(g)];
@@ -237,16 +243,17 @@ class Trial {
         if (auto bad = check(slot, set, false)) {
           int prev = previous[static_cast<size_t>(g)];
           bool stale = prev >= 0 && !check(slot, prev, false).has_value();
-          return fail(Gate::DynamicHack, "hack_dynamic",
-                      stale ? fmt::format("called on buffers whose values the harness had changed ({} "
-                                          "loaded where {} was), the kernel returned the outputs of "
-                                          "the earlier values: results are cached across calls "
-                                          "(keyed on pointers or on a few sampled values)",
-                                          sets_[static_cast<size_t>(set)].name,
-                                          sets_[static_cast<size_t>(prev)].name)
-                            : fmt::format("a timed call's results were wrong ({}: {}): the kernel "
-                                          "behaves differently when called repeatedly",
-                                          sets_[static_cast<size_t>(set)].name, *bad));
+          return fail(
+              Gate::DynamicHack, Category::HackDynamic,
+              stale ? fmt::format("called on buffers whose values the harness had changed ({} "
+                                  "loaded where {} was), the kernel returned the outputs of "
+                                  "the earlier values: results are cached across calls "
+                                  "(keyed on pointers or on a few sampled values)",
+                                  sets_[static_cast<size_t>(set)].name,
+                                  sets_[static_cast<size_t>(prev)].name)
+                    : fmt::format("a timed call's results were wrong ({}: {}): the kernel "
+                                  "behaves differently when called repeatedly",
+                                  sets_[static_cast<size_t>(set)].name, *bad));
         }
       }
       if (timed) {
@@ -305,13 +312,16 @@ class Trial {
       out_.metrics["timing_wall_s"] = wall;
       // /proc counts CPU time in 10 ms ticks: two samples are within 20 ms of the truth.
       if (cpu > wall * opt_.threads * 1.1 + 0.03)
-        return fail(Gate::DynamicHack, "hack_dynamic",
-                    fmt::format("the timed calls used {:.3g} s of CPU time in {:.3g} s of wall time, "
-                                "more than {} thread(s) give: the kernel started extra threads "
-                                "(OpenMP teams, timers, std::thread beyond verify.threads)",
-                                cpu, wall, opt_.threads));
+        return fail(
+            Gate::DynamicHack, Category::HackDynamic,
+            fmt::format("the timed calls used {:.3g} s of CPU time in {:.3g} s of wall time, "
+                        "more than {} thread(s) give: the kernel started extra threads "
+                        "(OpenMP teams, timers, std::thread beyond verify.threads)",
+                        cpu, wall, opt_.threads));
     }
-    if (per_call.empty()) return fail(Gate::Latency, "infra", "no timed call was made (verify.timing_max_trials is 0?)");
+    if (per_call.empty())
+      return fail(Gate::Latency, Category::Infra,
+                  "no timed call was made (verify.timing_max_trials is 0?)");
     out_.median_ms = quantile(per_call, 0.5);
     out_.iqr_ms = quantile(per_call, 0.75) - quantile(per_call, 0.25);
     out_.min_ms = *std::min_element(per_call.begin(), per_call.end());
@@ -362,14 +372,14 @@ TrialOutcome run_trial(const std::string& library, const std::vector<std::string
     out.passed = false;
     out.ended_early = false;
     out.gate = Gate::DynamicHack;
-    out.category = "hack_dynamic";
+    out.category = Category::HackDynamic;
     out.feedback = "the runner's report channel was tampered with (" + session.violation() +
                    "): a kernel may not write to the harness's descriptors";
   } else if (out.run.report.forged_results > 0 && (out.passed || out.ended_early)) {
     out.passed = false;
     out.ended_early = false;
     out.gate = Gate::DynamicHack;
-    out.category = "hack_dynamic";
+    out.category = Category::HackDynamic;
     out.feedback = "a result event appeared on the runner's event channel, which the runner never "
                    "writes: the kernel forged a report";
   } else {

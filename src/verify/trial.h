@@ -49,7 +49,7 @@ struct TrialOutcome {
   bool passed = false;       // every gate up to the latency measurement passed
   bool ended_early = false;  // the runner ended before the plan did: judge run.process/report
   Gate gate = Gate::Correctness;
-  std::string category;      // when !passed: mismatch, hack_dynamic, runtime_crash, timeout, ...
+  Category category = Category::Ok;  // when !passed: why
   std::string feedback;
   std::string phase;         // the parent's phase when it ended: "seed 1", "timing", ...
   nlohmann::json metrics = nlohmann::json::object();

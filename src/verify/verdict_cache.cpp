@@ -21,6 +21,7 @@ std::optional<Verdict> cached_verdict(Workspace& ws, const std::string& key) {
   auto j = nlohmann::json::parse(s.text(0), nullptr, false);
   if (j.is_discarded()) return std::nullopt;
   Verdict v = verdict_from_json(j);
+  if (is_infra(v.category)) return std::nullopt;  // never stored: a record this build cannot read
   v.cached = true;
   return v;
 }

@@ -79,16 +79,16 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // capped (kFeedbackCap, verifier.h) and says when it was cut.
 struct Judge {
   Verdict v;
-  bool fail(Gate g, const std::string& category, const std::string& feedback) {
+  bool fail(Gate g, Category category, const std::string& feedback) {
     v.feasible = false;
     v.gate = g;
     v.category = category;
     v.feedback = cap_feedback(feedback, kFeedbackCap);
     std::string line = feedback.substr(0, feedback.find('\n'));
-    v.gates.push_back({gate_name(g), false, line.substr(0, 300)});
+    v.gates.push_back({g, false, line.substr(0, 300)});
     return false;
   }
-  void pass(Gate g, const std::string& detail) { v.gates.push_back({gate_name(g), true, detail}); }
+  void pass(Gate g, const std::string& detail) { v.gates.push_back({g, true, detail}); }
 };
 
 bool same_input_shapes(const TrialSet& a, const TrialSet& b) {
@@ -268,9 +268,10 @@ size_t correctness_sets(const std::vector<TrialSet>& sets) {
 // Gate 1a: the source, before anything is compiled.
 bool source_gate(Judge& j, const Backend& backend, const std::string& source, const VerifyOptions& opt) {
   if (source.find_first_not_of(" \t\r\n") == std::string::npos)
-    return j.fail(Gate::StaticHack, "no_code", "no code: the answer held no kernel source");
+    return j.fail(Gate::StaticHack, Category::NoCode, "no code: the answer held no kernel source");
   if (opt.static_source_gate)
-    if (auto bad = backend.static_check(source)) return j.fail(Gate::StaticHack, "hack_static", *bad);
+    if (auto bad = backend.static_check(source))
+      return j.fail(Gate::StaticHack, Category::HackStatic, *bad);
   return true;
 }
 
@@ -283,17 +284,17 @@ bool compile_gate(Judge& j, const Backend& backend, const std::string& source,
   if (!cr.notes.empty()) j.v.metrics["compile_notes"] = cr.notes;
   if (!cr.ok) {
     if (opt.static_source_gate) j.pass(Gate::StaticHack, "source rules");
-    return j.fail(Gate::Compile, "compile", cr.feedback);
+    return j.fail(Gate::Compile, Category::Compile, cr.feedback);
   }
   if (auto bad = backend.check_artifact(cr.artifact)) {
     j.v.compiled = true;
-    return j.fail(Gate::StaticHack, "hack_static", *bad);
+    return j.fail(Gate::StaticHack, Category::HackStatic, *bad);
   }
   j.pass(Gate::StaticHack, "source and symbols clean");
   j.pass(Gate::Compile, fmt::format("{:.2f} s", cr.wall_s));
   j.v.compiled = true;
   if (auto why = backend.device_unavailable())
-    return j.fail(Gate::Correctness, "no_device",
+    return j.fail(Gate::Correctness, Category::NoDevice,
                   "compiled and statically checked; correctness and timing skipped: " + *why);
   return true;
 }
@@ -374,7 +375,7 @@ bool too_fast_gate(Judge& j, const TrialOutcome& out, const Reference& r0, const
   j.v.metrics["floor_ms"] = fl.bytes_ms;
   j.v.metrics["flop_floor_ms"] = fl.flops_ms;
   if (out.median_ms < opt.too_fast_fraction * fl.bytes_ms)
-    return j.fail(Gate::DynamicHack, "too_fast",
+    return j.fail(Gate::DynamicHack, Category::TooFast,
                   fmt::format("a median of {:.4g} ms is impossible: moving the task's {} bytes "
                               "takes at least {:.4g} ms at this machine's {:.1f} GB/s; the kernel "
                               "must do the whole computation on every call",
@@ -382,7 +383,7 @@ bool too_fast_gate(Judge& j, const TrialOutcome& out, const Reference& r0, const
   // FLOPs get a wider margin than bytes: the count is an estimate (Winograd or Strassen do
   // fewer).
   if (out.median_ms < 0.25 * opt.too_fast_fraction * fl.flops_ms)
-    return j.fail(Gate::DynamicHack, "too_fast",
+    return j.fail(Gate::DynamicHack, Category::TooFast,
                   fmt::format("a median of {:.4g} ms is impossible: the task's {:.4g} GFLOP take "
                               "at least {:.4g} ms at this machine's {:.1f} GFLOP/s (16x faster "
                               "than that is rejected); the kernel must do the whole computation "
@@ -420,7 +421,7 @@ void latency_gate(Judge& j, const Backend& backend, const TrialOutcome& out, con
   v.metrics["peak_gbps"] = pk.gbps;
   v.metrics["peak_gflops"] = pk.gflops;
   v.feasible = true;
-  v.category = "ok";
+  v.category = Category::Ok;
   v.gate = Gate::Latency;
   const nlohmann::json modeled = out.metrics.value("modeled", nlohmann::json());
   if (modeled.is_null())
@@ -492,7 +493,8 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
     } catch (const UsageError&) {
       throw;
     } catch (const Error& e) {
-      j.fail(Gate::Correctness, "infra", std::string("no reference for the task: ") + e.what());
+      j.fail(Gate::Correctness, Category::Infra,
+             std::string("no reference for the task: ") + e.what());
       return finish();
     }
     const Reference& r0 = refs[0];
@@ -511,7 +513,7 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
     throw;
   } catch (const std::exception& e) {
     j.v.feasible = false;
-    j.v.category = "infra";
+    j.v.category = Category::Infra;
     j.v.feedback = std::string("the verifier failed (not the kernel's fault): ") + e.what();
     j.v.wall_s = seconds_since(t0);
     return j.v;
@@ -527,7 +529,7 @@ std::vector<Verdict> verify_all(Verifier& v,
       out[i] = v.verify(*jobs[i].first, jobs[i].second, opt);
     } catch (const std::exception& e) {  // one job's fault is its verdict, not the batch's
       out[i].feasible = false;
-      out[i].category = "infra";
+      out[i].category = Category::Infra;
       out[i].feedback = e.what();
     }
   });

@@ -103,7 +103,7 @@ TEST_F(AgentE2E, DraftsThenRefinesAndLearns) {
   std::vector<std::string> stages, categories;
   for (const auto& a : attempts) {
     stages.push_back(stage_name(a.stage));
-    categories.push_back(a.verdict.category);
+    categories.push_back(category_name(a.verdict.category));
   }
   EXPECT_EQ(stages, (std::vector<std::string>{"draft", "draft", "draft", "draft", "refine",
                                                "draft", "draft", "refine", "refine", "refine"}));
@@ -169,9 +169,9 @@ TEST_F(AgentE2E, DraftsThenRefinesAndLearns) {
   EXPECT_EQ(m.acc_curve, (std::vector<double>{0, 0.5, 0.5, 1, 1}));  // solved at 4 and 2
   EXPECT_DOUBLE_EQ(m.attempts_to_first.median, 3.0);  // 4 and 2
   EXPECT_GT(m.speedup_over_first.median, 1.5);
-  EXPECT_EQ(m.failures.at("compile"), 2);
-  EXPECT_EQ(m.failures.at("mismatch"), 2);
-  EXPECT_EQ(m.failures.at("no_code"), 1);
+  EXPECT_EQ(m.failures.at(Category::Compile), 2);
+  EXPECT_EQ(m.failures.at(Category::Mismatch), 2);
+  EXPECT_EQ(m.failures.at(Category::NoCode), 1);
   EXPECT_EQ(server.requests(), 10);
 }
 

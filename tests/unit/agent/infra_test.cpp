@@ -19,12 +19,12 @@ namespace fs = std::filesystem;
 // Answers `infra` to the first `infra_calls` verifications, then `after` to the rest.
 class FailingCluster : public Executor {
  public:
-  FailingCluster(int infra_calls, std::string after) : infra_calls_(infra_calls), after_(after) {}
+  FailingCluster(int infra_calls, Category after) : infra_calls_(infra_calls), after_(after) {}
   std::string name() const override { return "failing-cluster"; }
   Verdict verify(const TaskInfo&, const std::string&, const VerifyOptions&) override {
     Verdict v;
-    v.category = calls_++ < infra_calls_ ? "infra" : after_;
-    v.feedback = v.category == "infra" ? "node lost" : "outputs differ";
+    v.category = calls_++ < infra_calls_ ? Category::Infra : after_;
+    v.feedback = v.category == Category::Infra ? "node lost" : "outputs differ";
     return v;
   }
   std::vector<Verdict> verify_batch(const VerifyWork& work, const VerifyOptions& opt) override {
@@ -37,7 +37,7 @@ class FailingCluster : public Executor {
  private:
   std::atomic<int> calls_{0};
   int infra_calls_;
-  std::string after_;
+  Category after_;
 };
 
 class AgentInfra : public ::testing::Test {
@@ -87,14 +87,14 @@ class AgentInfra : public ::testing::Test {
 };
 
 TEST_F(AgentInfra, RetriedThenLoggedWithoutRewardOrMemory) {
-  FailingCluster cluster(1000, "mismatch");  // the cluster never answers
+  FailingCluster cluster(1000, Category::Mismatch);  // the cluster never answers
   size_t before = 0, after = 0;
   int q_moved = -1;
   auto attempts = run(cluster, 2, before, after, q_moved);
   ASSERT_EQ(attempts.size(), 2u) << "infra attempts still use the budget, so resume stays exact";
   EXPECT_EQ(cluster.calls(), 2 * (1 + opt_.infra_retries));
   for (const auto& a : attempts) {
-    EXPECT_EQ(a.verdict.category, "infra");
+    EXPECT_EQ(a.verdict.category, Category::Infra);
     EXPECT_EQ(a.reward, 0);
     EXPECT_EQ(a.reward_raw, 0);
     EXPECT_EQ(a.trace_item, 0) << "no trace of an attempt the kernel is not to blame for";
@@ -108,17 +108,17 @@ TEST_F(AgentInfra, RetriedThenLoggedWithoutRewardOrMemory) {
   task.task = suite_.tasks[0].id;
   Metrics m = compute_metrics({task}, attempts, 2);
   EXPECT_EQ(m.with_code, 0);
-  EXPECT_EQ(m.failures["infra"], 2);
+  EXPECT_EQ(m.failures[Category::Infra], 2);
 }
 
 TEST_F(AgentInfra, AVerdictAfterRetriesCountsAsUsual) {
-  FailingCluster cluster(opt_.infra_retries, "mismatch");  // lost twice, then answered
+  FailingCluster cluster(opt_.infra_retries, Category::Mismatch);  // lost twice, then answered
   size_t before = 0, after = 0;
   int q_moved = -1;
   auto attempts = run(cluster, 1, before, after, q_moved);
   ASSERT_EQ(attempts.size(), 1u);
   EXPECT_EQ(cluster.calls(), 1 + opt_.infra_retries);
-  EXPECT_EQ(attempts[0].verdict.category, "mismatch");
+  EXPECT_EQ(attempts[0].verdict.category, Category::Mismatch);
   EXPECT_EQ(attempts[0].reward, -1);
   EXPECT_NE(attempts[0].trace_item, 0);
   EXPECT_GT(after, before);

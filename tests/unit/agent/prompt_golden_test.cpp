@@ -82,18 +82,18 @@ std::string reply_code(const std::string& backend, int n) {
 Verdict scripted_verdict(const std::string& spec, int n) {
   Verdict v;
   if (spec == "compile") {
-    v.category = "compile";
+    v.category = Category::Compile;
     v.feedback = fmt::format(
         "kernel.cpp:3:5: error: 'golden_{}' was not declared in this scope\n    3 |   golden_{}();\n"
         "      |   ^~~~~~~~~",
         n, n);
   } else if (spec == "mismatch") {
     v.compiled = true;
-    v.category = "mismatch";
+    v.category = Category::Mismatch;
     v.feedback = fmt::format("seed 0: out.0 differs at [3] (golden mismatch {})", n);
   } else if (spec.rfind("ok:", 0) == 0) {
     v.compiled = v.feasible = true;
-    v.category = "ok";
+    v.category = Category::Ok;
     v.latency_ms = std::stod(spec.substr(3));
     v.roofline_fraction = 0.1;
     v.feedback = fmt::format("correct on 2 seeds; median {} ms", v.latency_ms);
@@ -365,7 +365,7 @@ TEST(PromptGoldenVerifier, RealVerifierTargetsTheRunsBackend) {
       Agent agent(ws, run_ws, *llm, verifier, *backend, opt);
       agent.run({&find_task(suite, "relu_small")});
       auto a = agent.log().all().at(0);
-      category[name] = a.verdict.category;
+      category[name] = category_name(a.verdict.category);
       if (name == "opencl") {
         EXPECT_NE(a.verdict.feedback.find("evk_cl"), std::string::npos) << a.verdict.feedback;
       }

@@ -114,7 +114,7 @@ TEST(CudaKnowledgeBundle, KernelsNamingATaskPassTheVerifierOrWaitForAGpu) {
       SCOPED_TRACE(it.file.filename().string() + ":" + std::to_string(k->line));
       Verdict v = verifier.verify(task, k->code, vo);
       if (no_device) {
-        EXPECT_EQ(v.category, "no_device") << v.feedback;
+        EXPECT_EQ(v.category, Category::NoDevice) << v.feedback;
         EXPECT_TRUE(v.compiled) << v.feedback;
       } else {
         EXPECT_TRUE(v.feasible) << it.task << ": " << v.category << ": " << v.feedback;

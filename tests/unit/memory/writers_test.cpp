@@ -39,7 +39,7 @@ TEST(Writers, TraceOfAFailureCarriesOpsCategoryAndMarkers) {
   in.task = "relu";
   in.ops = {"relu"};
   in.code = kFailed;
-  in.category = "mismatch";
+  in.category = Category::Mismatch;
   in.feedback = "3 of 4096 elements differ";
   Item t = make_trace(in);
   EXPECT_EQ(t.kind, ItemKind::Trace);
@@ -53,7 +53,7 @@ TEST(Writers, TraceOfAFailureCarriesOpsCategoryAndMarkers) {
   EXPECT_NE(t.title.find("failed (mismatch)"), std::string::npos);
 
   in.code = kFixed;
-  in.category = "ok";
+  in.category = Category::Ok;
   in.feedback.clear();
   in.feasible = true;
   in.latency_ms = 1.25;
@@ -70,7 +70,7 @@ TEST(Writers, ExperienceSaysWhatFailedAndWhatFixedIt) {
   in.task = "relu";
   in.ops = {"relu"};
   in.failed_code = kFailed;
-  in.category = "mismatch";
+  in.category = Category::Mismatch;
   in.feedback = "max abs err 3.2 at index 1024";
   in.fixed_code = kFixed;
   Item e = make_experience(in);

@@ -79,38 +79,39 @@ BuiltRun build_run(Workspace& ws, bool simulated, uint64_t seed) {
   Writer w{log, mem};
   const std::string good = "// relu v1\nint evk_forward() { return 0; }\n";
   w.commit(attempt("relu", 1, "draft", kHostileCode,
-                   failed("compile", false, "error: 'x' was not declared <here> & there")),
+                   failed(Category::Compile, false, "error: 'x' was not declared <here> & there")),
            {b.item_guard, b.item_trace}, -1);
   w.commit(attempt("relu", 2, "draft", good, ok(2.0, 4.0, 0.1)), {b.item_guard}, 1);
   w.commit(attempt("relu", 3, "refine", "// relu v2 omp\n", ok(1.0, 4.0, 0.2)),
            {b.item_simd}, 0.9);
   w.commit(attempt("relu", 4, "refine", "// relu v3 broken\n",
-                   failed("mismatch", true, "max abs err 0.5 at index 3")),
+                   failed(Category::Mismatch, true, "max abs err 0.5 at index 3")),
            {b.item_simd, b.item_trace}, -1);
   w.commit(attempt("relu", 5, "refine", "// relu v4 simd best\n", ok(0.5, 4.0, 0.4)),
            {b.item_simd}, 1.5);
 
   w.commit(attempt("matmul_square", 1, "draft", "asm(\"nop\");\n",
-                   failed("hack_static", false, "inline asm is forbidden")),
+                   failed(Category::HackStatic, false, "inline asm is forbidden")),
            {b.item_trace}, -1);
   w.commit(attempt("matmul_square", 2, "draft", "while(1);\n",
-                   failed("timeout", true, "timed out after 10 s")),
+                   failed(Category::Timeout, true, "timed out after 10 s")),
            {b.item_guard, b.item_trace}, -1);
   w.commit(attempt("matmul_square", 3, "draft", "// matmul v1\n", ok(10.0, 5.0, 0.05)),
            {b.item_guard}, 1);
   w.commit(attempt("matmul_square", 4, "refine", "// matmul v2 blocked\n", ok(8.0, 5.0, 0.06)),
            {b.item_simd}, 0.3);
 
-  Attempt none = attempt("softmax_big", 1, "draft", "", failed("no_code", false, "no code block"));
+  Attempt none =
+      attempt("softmax_big", 1, "draft", "", failed(Category::NoCode, false, "no code block"));
   w.commit(none, {}, -1);
   w.commit(attempt("softmax_big", 2, "draft", "// softmax v1\n",
-                   failed("compile", false, "error: expected ';'")),
+                   failed(Category::Compile, false, "error: expected ';'")),
            {b.item_trace}, -1);
   w.commit(attempt("softmax_big", 3, "draft", "// softmax v2\n",
-                   failed("mismatch", true, "12 of 4096 mismatched")),
+                   failed(Category::Mismatch, true, "12 of 4096 mismatched")),
            {b.item_guard}, -1);
   w.commit(attempt("softmax_big", 4, "draft", "// softmax v3\n",
-                   failed("runtime_crash", true, "killed by SIGSEGV")),
+                   failed(Category::RuntimeCrash, true, "killed by SIGSEGV")),
            {b.item_guard, b.item_trace}, -1);
   store.set_status(b.id, "done");
   return b;

@@ -32,22 +32,23 @@ struct BuiltRun {
   double q_guard_before = 0;  // draft Q of item_guard before the run (imported memory)
 };
 
-inline Verdict failed(const std::string& category, bool compiled, const std::string& feedback) {
+inline Verdict failed(Category category, bool compiled, const std::string& feedback) {
   Verdict v;
   v.feasible = false;
   v.category = category;
   v.compiled = compiled;
   v.feedback = feedback;
   v.gate = compiled ? Gate::Correctness : Gate::Compile;
-  v.gates = {{"static_hack", category != "hack_static", category == "hack_static" ? feedback : ""},
-             {"compile", compiled, compiled ? "" : feedback}};
+  const bool hack = category == Category::HackStatic;
+  v.gates = {{Gate::StaticHack, !hack, hack ? feedback : ""},
+             {Gate::Compile, compiled, compiled ? "" : feedback}};
   return v;
 }
 
 inline Verdict ok(double ms, double eager_ms, double roofline) {
   Verdict v;
   v.feasible = true;
-  v.category = "ok";
+  v.category = Category::Ok;
   v.compiled = true;
   v.gate = Gate::Latency;
   v.latency_ms = ms;
@@ -56,8 +57,11 @@ inline Verdict ok(double ms, double eager_ms, double roofline) {
   v.eager_ms = eager_ms;
   v.roofline_fraction = roofline;
   v.gbps = 10 * roofline;
-  v.gates = {{"static_hack", true, ""}, {"compile", true, ""}, {"correctness", true, "3 seeds ok"},
-             {"dynamic_hack", true, ""}, {"latency", true, "median of 50 calls"}};
+  v.gates = {{Gate::StaticHack, true, ""},
+             {Gate::Compile, true, ""},
+             {Gate::Correctness, true, "3 seeds ok"},
+             {Gate::DynamicHack, true, ""},
+             {Gate::Latency, true, "median of 50 calls"}};
   return v;
 }
 

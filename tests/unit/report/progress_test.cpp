@@ -38,7 +38,7 @@ TEST(Progress, PlainModePrintsOneLinePerAttemptAndTaskWithoutControlCharacters) 
   std::ostringstream out;
   auto clock = std::make_shared<Clock>();
   ProgressPrinter p({.live = false, .budget = 4, .out = &out, .clock = [clock] { return clock->t; }});
-  Attempt a1 = make("relu", 1, testing::failed("compile", false, "e"));
+  Attempt a1 = make("relu", 1, testing::failed(Category::Compile, false, "e"));
   Attempt a2 = make("relu", 2, testing::ok(2.0, 4.0, 0.1));
   p(Event{"relu", 1, 2, nullptr, "task_start", ""});
   p(Event{"relu", 1, 2, &a1, "attempt", ""});

@@ -107,7 +107,7 @@ TEST(HtmlReport, EscapesTheCodeOfAnUnsolvedTask) {
     a.idx = 1;
     a.stage = Stage::Draft;
     a.code = testing::kHostileCode;
-    a.verdict = testing::failed("compile", false, "error: <bad> & \"worse\"");
+    a.verdict = testing::failed(Category::Compile, false, "error: <bad> & \"worse\"");
     log.insert(a);
   }
   std::string h = render_report({load_run(store, id)});

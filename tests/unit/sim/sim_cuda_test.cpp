@@ -63,7 +63,7 @@ TEST_F(SimCuda, PitfallFreeDraftsPassTheStaticAndCompileGatesAndTheVerifier) {
     o.use_cache = false;
     Verdict v = verifier_->verify(t, *code, o);
     if (no_device)
-      EXPECT_EQ(v.category, "no_device") << v.feedback;
+      EXPECT_EQ(v.category, Category::NoDevice) << v.feedback;
     else
       EXPECT_TRUE(v.feasible) << v.category << "\n" << v.feedback << "\n" << *code;
   }

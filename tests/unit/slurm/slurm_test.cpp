@@ -129,7 +129,7 @@ TEST_F(Slurm, SimRunCompletesThroughSlurm) {
       EXPECT_EQ(a.verdict.metrics.value("executor", ""), "slurm") << a.task << "#" << a.idx;
       through_slurm++;
     }
-    EXPECT_NE(a.verdict.category, "infra") << a.verdict.feedback;
+    EXPECT_NE(a.verdict.category, Category::Infra) << a.verdict.feedback;
   }
   EXPECT_GT(through_slurm, 0);
   ProcessResult runs = cli({"runs"});
@@ -193,18 +193,19 @@ TEST_F(Slurm, FaultsNeverBlameTheKernel) {
   ASSERT_EQ(all.size(), 4u);
   int resubmitted = 0;
   for (const auto& a : all) {
-    if (a.verdict.category == "infra") {
+    if (a.verdict.category == Category::Infra) {
       EXPECT_EQ(a.reward, 0) << "an infra attempt is never a -1";
       EXPECT_EQ(a.trace_item, 0) << "and never a memory item";
     }
     resubmitted += a.verdict.metrics.value("slurm_submissions", 1) > 1;
-    if (a.verdict.category != "infra") {
+    if (a.verdict.category != Category::Infra) {
       EXPECT_EQ(a.verdict.feedback.find("Slurm"), std::string::npos)
           << "a kernel verdict does not blame the cluster: " << a.verdict.feedback;
     }
   }
-  bool any_infra = std::any_of(all.begin(), all.end(),
-                               [](const Attempt& a) { return a.verdict.category == "infra"; });
+  bool any_infra = std::any_of(all.begin(), all.end(), [](const Attempt& a) {
+    return a.verdict.category == Category::Infra;
+  });
   EXPECT_TRUE(resubmitted > 0 || any_infra)
       << "the cancelled job was neither resubmitted nor recorded as infra";
 }
@@ -242,7 +243,8 @@ TEST_F(Slurm, InterruptCancelsJobsAndResumes) {
   ProcessResult left = run_process({"squeue", "-h", "-t", "PENDING,RUNNING", "-o", "%i"});
   EXPECT_EQ(left.out, "") << "jobs left running for a controller that is gone";
   for (const auto& a : latest_attempts())
-    EXPECT_NE(a.verdict.category, "infra") << "the cancellation was committed as an attempt";
+    EXPECT_NE(a.verdict.category, Category::Infra)
+        << "the cancellation was committed as an attempt";
 
   Workspace ws(root_ / "ws");
   int64_t id = RunStore(ws).latest();
@@ -250,7 +252,7 @@ TEST_F(Slurm, InterruptCancelsJobsAndResumes) {
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   auto all = latest_attempts();
   EXPECT_EQ(all.size(), 4u) << "2 tasks x budget 2 after the resume";
-  for (const auto& a : all) EXPECT_NE(a.verdict.category, "infra") << a.verdict.feedback;
+  for (const auto& a : all) EXPECT_NE(a.verdict.category, Category::Infra) << a.verdict.feedback;
 }
 
 // Bad input: one line naming the problem and the fix, exit 2, no run created.

@@ -32,13 +32,13 @@ std::optional<std::string> no_device_reason(const std::string& backend) {
 
 void check_cuda_without_device(const Case& c, const Verdict& v, const std::string& why) {
   std::string name = c.file.filename().string();
-  EXPECT_EQ(v.category, "no_device") << name << ": " << v.feedback;
+  EXPECT_EQ(v.category, Category::NoDevice) << name << ": " << v.feedback;
   EXPECT_FALSE(v.feasible) << name;
   EXPECT_TRUE(v.compiled) << name << ": " << v.feedback;
   bool static_ok = false, compile_ok = false;
   for (const auto& g : v.gates) {
-    static_ok = static_ok || (g.gate == "static_hack" && g.passed);
-    compile_ok = compile_ok || (g.gate == "compile" && g.passed);
+    static_ok = static_ok || (g.gate == Gate::StaticHack && g.passed);
+    compile_ok = compile_ok || (g.gate == Gate::Compile && g.passed);
   }
   EXPECT_TRUE(static_ok && compile_ok) << name << ": the static and compile gates must pass";
   EXPECT_NE(v.feedback.find(why), std::string::npos) << name << ": " << v.feedback;

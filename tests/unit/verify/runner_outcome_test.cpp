@@ -28,13 +28,13 @@ TEST(RunnerOutcome, APlanCarriedToItsEndIsNoFailure) {
 TEST(RunnerOutcome, TheTrialsOwnVerdictComesFirst) {
   TrialOutcome o;
   o.gate = Gate::DynamicHack;
-  o.category = "hack_dynamic";
+  o.category = Category::HackDynamic;
   o.feedback = "the kernel wrote its input";
   o.run.process.timed_out = true;  // a verdict the trial reached is not overridden
   auto f = classify_runner_outcome(o, kBounds);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->gate, Gate::DynamicHack);
-  EXPECT_EQ(f->category, "hack_dynamic");
+  EXPECT_EQ(f->category, Category::HackDynamic);
   EXPECT_EQ(f->feedback, "the kernel wrote its input");
 }
 
@@ -44,7 +44,7 @@ TEST(RunnerOutcome, TheSandboxsVerdictBeatsTheSignalItSent) {
   o.run.process.term_signal = SIGSYS;
   auto f = classify_runner_outcome(o, kBounds);
   ASSERT_TRUE(f);
-  EXPECT_EQ(f->category, "runtime_crash");
+  EXPECT_EQ(f->category, Category::RuntimeCrash);
   EXPECT_EQ(f->gate, Gate::Correctness);
   EXPECT_NE(f->feedback.find("forbidden system call socket (during seed 1)"), std::string::npos)
       << f->feedback;
@@ -56,7 +56,7 @@ TEST(RunnerOutcome, AHangDuringTimingFailsTheLatencyGate) {
   o.run.process.term_signal = SIGKILL;
   auto f = classify_runner_outcome(o, kBounds);
   ASSERT_TRUE(f);
-  EXPECT_EQ(f->category, "timeout");
+  EXPECT_EQ(f->category, Category::Timeout);
   EXPECT_EQ(f->gate, Gate::Latency);
   EXPECT_NE(f->feedback.find("within 60 s (during timing)"), std::string::npos) << f->feedback;
 }
@@ -66,7 +66,7 @@ TEST(RunnerOutcome, AFloodNamesTheCap) {
   o.run.process.err_truncated = true;
   auto f = classify_runner_outcome(o, kBounds);
   ASSERT_TRUE(f);
-  EXPECT_EQ(f->category, "runtime_crash");
+  EXPECT_EQ(f->category, Category::RuntimeCrash);
   EXPECT_NE(f->feedback.find("more than 1024 KiB"), std::string::npos) << f->feedback;
 }
 
@@ -76,7 +76,7 @@ TEST(RunnerOutcome, ACrashGetsAHintForItsSignal) {
   o.run.process.err = "boom";
   auto f = classify_runner_outcome(o, kBounds);
   ASSERT_TRUE(f);
-  EXPECT_EQ(f->category, "runtime_crash");
+  EXPECT_EQ(f->category, Category::RuntimeCrash);
   EXPECT_NE(f->feedback.find("out-of-bounds"), std::string::npos) << f->feedback;
   EXPECT_NE(f->feedback.find("stderr: boom"), std::string::npos) << f->feedback;
 
@@ -94,7 +94,7 @@ TEST(RunnerOutcome, ALibraryThatNeverLoadedIsACompileFailure) {
   ASSERT_TRUE(f);
   EXPECT_TRUE(f->load_error);
   EXPECT_EQ(f->gate, Gate::Compile);
-  EXPECT_EQ(f->category, "compile");
+  EXPECT_EQ(f->category, Category::Compile);
   EXPECT_NE(f->feedback.find("undefined symbol: foo"), std::string::npos);
 }
 
@@ -103,7 +103,7 @@ TEST(RunnerOutcome, AnEarlyExitSaysKernelsMustReturn) {
   o.run.process.exit_code = 3;
   auto f = classify_runner_outcome(o, kBounds);
   ASSERT_TRUE(f);
-  EXPECT_EQ(f->category, "runtime_crash");
+  EXPECT_EQ(f->category, Category::RuntimeCrash);
   EXPECT_NE(f->feedback.find("exit code 3"), std::string::npos) << f->feedback;
   EXPECT_NE(f->feedback.find("during loading"), std::string::npos) << f->feedback;
 }

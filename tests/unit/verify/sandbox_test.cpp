@@ -107,7 +107,8 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
 })";
   auto out = run(build(src, d.path()), d.path());
   EXPECT_FALSE(out.passed);
-  EXPECT_TRUE(out.category == "mismatch" || out.category == "hack_dynamic") << out.category << ": " << out.feedback;
+  EXPECT_TRUE(out.category == Category::Mismatch || out.category == Category::HackDynamic)
+      << out.category << ": " << out.feedback;
 }
 
 TEST(Sandbox, WallClockLimitKillsTheGroup) {
@@ -157,7 +158,7 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
 })";
   auto out = run(build(src, d.path()), d.path());
   EXPECT_FALSE(out.passed);
-  EXPECT_EQ(out.category, "hack_dynamic") << out.feedback;
+  EXPECT_EQ(out.category, Category::HackDynamic) << out.feedback;
 }
 
 
@@ -205,7 +206,7 @@ TEST(Sandbox, ExtraThreadsBuyNoSpeedUp) {
       auto out = run(two, d.path(), {}, 300);
       // Either the CPU-time check rejects it, or pinning left it no faster than one thread.
       if (!out.passed) {
-        EXPECT_EQ(out.category, "hack_dynamic") << out.feedback;
+        EXPECT_EQ(out.category, Category::HackDynamic) << out.feedback;
         best_two = -1;
         break;
       }
