@@ -1,4 +1,4 @@
-/* evokernel CPU kernel ABI (DESIGN.md section 4). Every candidate includes this header as
+/* evokernel CPU kernel ABI. Every candidate includes this header as
  *   #include "evokernel/kernel_abi.h"
  * and defines exactly one exported function:
  *

@@ -1,5 +1,5 @@
-/* evokernel CUDA kernel ABI (DESIGN.md section 4; the same structs and dtype codes as the CPU
- * ABI in knowledge/cpu/evokernel/kernel_abi.h). Every candidate `kernel.cu` includes
+/* evokernel CUDA kernel ABI (the same structs and dtype codes as the CPU ABI in
+ * knowledge/cpu/evokernel/kernel_abi.h). Every candidate `kernel.cu` includes
  *   #include "evokernel/kernel_abi.h"
  * and defines exactly one exported host function:
  *

@@ -1,5 +1,5 @@
-/* evokernel kernel ABI for the opencl backend: the same C ABI as the cpu backend (DESIGN.md
- * section 4), so the harness (evk-runner) calls an OpenCL candidate exactly like a CPU one.
+/* evokernel kernel ABI for the opencl backend: the same C ABI as the cpu backend, so the
+ * harness (evk-runner) calls an OpenCL candidate exactly like a CPU one.
  * Candidates include "evokernel/opencl.h" (which includes this header) and define exactly one
  * exported function:
  *
