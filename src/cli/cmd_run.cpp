@@ -304,7 +304,7 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
                       {"learn_q", opt.method.learn_q && !s.freeze_memory}};
     s.info.id = store.create(s.info);
   } else {
-    store.set_status(s.info.id, "running");
+    store.set_status(s.info.id, RunStatus::Running);
   }
   Workspace run_ws(store.run_dir(s.info.id));
   auto guard = cancel_jobs_on_signal(
@@ -326,16 +326,16 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
     if (printer) printer->finish();
   } catch (const BudgetExceeded& e) {
     if (printer) printer->finish();
-    store.set_status(s.info.id, "stopped");
+    store.set_status(s.info.id, RunStatus::Stopped);
     std::cerr << "evokernel: run " << s.info.id << " stopped: " << e.what()
               << " (raise the budget and continue with --resume " << s.info.id << ")\n";
     return s.info.id;
   } catch (...) {
     if (printer) printer->finish();
-    store.set_status(s.info.id, "interrupted");
+    store.set_status(s.info.id, RunStatus::Interrupted);
     throw;
   }
-  store.set_status(s.info.id, "done");
+  store.set_status(s.info.id, RunStatus::Done);
   if (!a.json_events) print_results(run_ws, store.get(s.info.id), false);
   return s.info.id;
 }
@@ -409,7 +409,7 @@ void add_run_command(CLI::App& app, Context& ctx) {
                              "created", "status", "method", "model", "suite", "tasks", "budget");
     for (const auto& r : store.list())
       std::cout << fmt::format("{:>4}  {:<20}  {:<11}  {:<9}  {:<22}  {:<18}  {:>5}  {}\n", r.id,
-                               r.created, r.status, r.method,
+                               r.created, run_status_name(r.status), r.method,
                                r.model + (r.simulated ? " (sim)" : ""), r.suite, r.tasks.size(),
                                r.budget);
   });

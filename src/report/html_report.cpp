@@ -131,9 +131,10 @@ std::string header(const std::vector<RunData>& runs, const ReportOptions& opt) {
                      html_escape(r0.suite), html_escape(r0.backend), r0.budget,
                      html_escape(opt.generated.empty() ? now_utc() : opt.generated));
   for (const auto& r : runs)
-    out += fmt::format("<span class=\"chip\">run {} · {} · {} · seed {} · {} · {}{}</span>",
-                       r.info.id, html_escape(r.info.method), html_escape(r.info.model), r.info.seed,
-                       html_escape(r.info.status), html_escape(r.info.created), sim_badge(r.info));
+    out +=
+        fmt::format("<span class=\"chip\">run {} · {} · {} · seed {} · {} · {}{}</span>", r.info.id,
+                    html_escape(r.info.method), html_escape(r.info.model), r.info.seed,
+                    run_status_name(r.info.status), html_escape(r.info.created), sim_badge(r.info));
   out += "</div><nav class=\"toc\"><a href=\"#summary\">Summary</a><a href=\"#progress\">Progress"
          "</a><a href=\"#speedups\">Speed-ups</a><a href=\"#failures\">Failures</a><a "
          "href=\"#memory\">Memory</a><a href=\"#tasks\">Tasks</a></nav></div></header>";
@@ -170,7 +171,7 @@ std::string run_card(const RunData& r) {
       run_name_html(r.info), html_escape(r.info.suite), m.tasks,
       fitted ? fmt::format(" ({} fitted)", fitted) : "",
       m.skipped.empty() ? "" : fmt::format(" · {} skipped", m.skipped.size()), m.attempts,
-      html_escape(r.info.status));
+      run_status_name(r.info.status));
   out += tile(fmt::format("{}<small> / {}</small>", m.solved, m.tasks), "tasks solved (Acc " +
                                                                           fmt_pct(m.acc) + ")");
   out += tile(fmt_pct(m.compilation_rate), "compilation rate");

@@ -29,18 +29,43 @@ int64_t RunStore::create(const RunInfo& r) {
   auto s = ws_.db().prepare(
       "INSERT INTO runs(created, status, method, model, suite, backend, tasks, budget, seed,"
       " simulated, options) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
-  s.bind(1, now_iso()).bind(2, "running").bind(3, r.method).bind(4, r.model).bind(5, r.suite);
+  s.bind(1, now_iso())
+      .bind(2, run_status_name(RunStatus::Running))
+      .bind(3, r.method)
+      .bind(4, r.model)
+      .bind(5, r.suite);
   s.bind(6, r.backend).bind(7, json(r.tasks).dump()).bind(8, r.budget);
   s.bind(9, static_cast<int64_t>(r.seed)).bind(10, r.simulated ? 1 : 0).bind(11, r.options.dump());
   s.run();
   return ws_.db().last_insert_id();
 }
 
+const char* run_status_name(RunStatus st) {
+  switch (st) {
+    case RunStatus::Running:
+      return "running";
+    case RunStatus::Done:
+      return "done";
+    case RunStatus::Stopped:
+      return "stopped";
+    case RunStatus::Interrupted:
+      return "interrupted";
+  }
+  return "interrupted";
+}
+
+// A name this build does not write reads as interrupted: resumable, never taken for done.
+static RunStatus status_from(const std::string& name) {
+  for (RunStatus st : {RunStatus::Running, RunStatus::Done, RunStatus::Stopped})
+    if (name == run_status_name(st)) return st;
+  return RunStatus::Interrupted;
+}
+
 static RunInfo run_from(Stmt& s) {
   RunInfo r;
   r.id = s.int64(0);
   r.created = s.text(1);
-  r.status = s.text(2);
+  r.status = status_from(s.text(2));
   r.method = s.text(3);
   r.model = s.text(4);
   r.suite = s.text(5);
@@ -93,9 +118,9 @@ int64_t RunStore::resolve(const std::string& run) {
   throw UsageError("'" + run + "' is not a run id: give a number from `evokernel runs`");
 }
 
-void RunStore::set_status(int64_t id, const std::string& status) {
+void RunStore::set_status(int64_t id, RunStatus status) {
   auto s = ws_.db().prepare("UPDATE runs SET status=? WHERE id=?");
-  s.bind(1, status).bind(2, id).run();
+  s.bind(1, run_status_name(status)).bind(2, id).run();
 }
 
 fs::path RunStore::run_dir(int64_t id) const { return ws_.root() / "runs" / std::to_string(id); }

@@ -16,10 +16,20 @@
 
 namespace evk {
 
+// Where a run stands. A run killed while running (SIGKILL, a crash) stays Running: resume
+// tells it apart from a live one by nothing but the user's word.
+enum class RunStatus {
+  Running,
+  Done,
+  Stopped,      // a cost or token limit
+  Interrupted,  // an error of the run itself, or a signal
+};
+const char* run_status_name(RunStatus s);  // "running", "done", "stopped", "interrupted"
+
 struct RunInfo {
   int64_t id = 0;
-  std::string created, status;  // running (or killed while running), done, stopped (a
-                                 // cost limit), interrupted (an error or a signal)
+  std::string created;
+  RunStatus status = RunStatus::Running;
   std::string method, model, suite, backend;
   std::vector<std::string> tasks;
   int budget = 0;
@@ -65,7 +75,7 @@ class RunStore {
   int64_t latest();  // UsageError when the workspace holds no run
   // RUN given as text: a number, or "" / "latest" for the newest.
   int64_t resolve(const std::string& run);
-  void set_status(int64_t id, const std::string& status);
+  void set_status(int64_t id, RunStatus status);
 
   // The run's own database (attempts + memory), created on first use.
   std::filesystem::path run_dir(int64_t id) const;

@@ -113,7 +113,7 @@ BuiltRun build_run(Workspace& ws, bool simulated, uint64_t seed) {
   w.commit(attempt("softmax_big", 4, "draft", "// softmax v3\n",
                    failed(Category::RuntimeCrash, true, "killed by SIGSEGV")),
            {b.item_guard, b.item_trace}, -1);
-  store.set_status(b.id, "done");
+  store.set_status(b.id, RunStatus::Done);
   return b;
 }
 
