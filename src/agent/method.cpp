@@ -5,11 +5,25 @@
 namespace evk {
 
 Method method_by_name(const std::string& name) {
-  //                       name  policy        write  learn  attempts refine startQ api
-  if (name == "evokernel") return {name, Policy::Value, true, true, true, true, true, true};
-  if (name == "rag") return {name, Policy::Similarity, true, false, true, true, false, true};
-  if (name == "refine") return {name, Policy::None, false, false, true, true, false, true};
-  if (name == "passk") return {name, Policy::None, false, false, false, false, false, false};
+  if (name == "evokernel")
+    return {.name = name,
+            .policy = Policy::Value,
+            .write_memory = true,
+            .learn_q = true,
+            .show_attempts = true,
+            .refine_stage = true,
+            .start_by_q = true,
+            .api_templates = true};
+  if (name == "rag")
+    return {.name = name,
+            .policy = Policy::Similarity,
+            .write_memory = true,
+            .show_attempts = true,
+            .refine_stage = true,
+            .api_templates = true};
+  if (name == "refine")
+    return {.name = name, .show_attempts = true, .refine_stage = true, .api_templates = true};
+  if (name == "passk") return {.name = name, .api_templates = false};
   throw UsageError("unknown method '" + name + "': use evokernel, passk, refine or rag");
 }
 

@@ -371,13 +371,13 @@ std::string failures(const std::vector<RunData>& runs) {
 std::string memory_stage(const RunData& r, const StageMemoryView& sv, const ReportOptions& opt,
                          std::string& chart) {
   const MemoryView& mv = r.memory;
-  std::string title = sv.stage == "draft" ? "Drafting (Q1: helped produce a correct kernel)"
-                                          : "Refining (Q2: helped make kernels faster)";
+  std::string title = sv.stage == Stage::Draft ? "Drafting (Q1: helped produce a correct kernel)"
+                                               : "Refining (Q2: helped make kernels faster)";
   std::string out = "<h3>" + html_escape(title) + "</h3>";
   if (sv.top.empty())
     return out + "<p class=\"muted\">No item was visited in this stage.</p>";
   svg::LineChart c;
-  c.title = fmt::format("Q{} of the top {} items over the run", sv.stage == "draft" ? 1 : 2,
+  c.title = fmt::format("Q{} of the top {} items over the run", sv.stage == Stage::Draft ? 1 : 2,
                         std::min(opt.trajectories, sv.top.size()));
   c.x_label = "attempt in the run";
   c.y_label = "Q";

@@ -87,9 +87,10 @@ MemoryView load_memory_view(Db& db, const std::vector<Attempt>& attempts, double
                              : "Q-values were not updated in this run (its method does not learn "
                                "them); the values shown are those it started with";
 
-  for (const char* stage : {"draft", "refine"}) {
+  for (Stage st : {Stage::Draft, Stage::Refine}) {
+    const std::string stage = stage_name(st);
     StageMemoryView sv;
-    sv.stage = stage;
+    sv.stage = st;
     sv.attempts = static_cast<int>(stage_attempts[stage].size());
     auto s = db.prepare(
         "SELECT m.id, m.kind, m.title, m.origin_task, q.q, q.visits FROM memory_q q"

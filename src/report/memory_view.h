@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/sqlite.h"
+#include "core/stage.h"
 #include "run/run_store.h"
 
 namespace evk {
@@ -35,7 +36,7 @@ struct MemoryItemView {
 };
 
 struct StageMemoryView {
-  std::string stage;  // "draft" or "refine"
+  Stage stage = Stage::Draft;
   std::vector<MemoryItemView> top;
   int attempts = 0;   // attempts of this stage with a non-empty context
 };

@@ -40,7 +40,8 @@ TEST(MemoryView, TrajectoriesReplayTheRunAndEndAtTheStoredQ) {
   ASSERT_EQ(mv.stages.size(), 2u);
   const StageMemoryView& draft = mv.stages[0];
   const StageMemoryView& refine = mv.stages[1];
-  EXPECT_EQ(draft.stage, "draft");
+  EXPECT_EQ(draft.stage, Stage::Draft);
+  EXPECT_EQ(refine.stage, Stage::Refine);
   EXPECT_EQ(draft.attempts, 8);   // draft attempts with a non-empty context
   EXPECT_EQ(refine.attempts, 4);
 
