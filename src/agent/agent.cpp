@@ -478,7 +478,13 @@ std::vector<PromptItem> Agent::api_context(const MemoryQuery& q) {
 std::vector<PromptItem> Agent::to_prompt(const std::vector<Item>& items) const {
   std::vector<PromptItem> out;
   for (const auto& it : items)
-    out.push_back({it.id, kind_name(it.kind), it.title, it.body, it.feedback, it.code, it.tags});
+    out.push_back({.id = it.id,
+                   .kind = kind_name(it.kind),
+                   .title = it.title,
+                   .body = it.body,
+                   .feedback = it.feedback,
+                   .code = it.code,
+                   .tags = it.tags});
   return out;
 }
 

@@ -157,8 +157,13 @@ std::vector<TaskRecord> AttemptLog::tasks() {
       "SELECT task, level, eager_ms, flops, bytes, fitted, skipped FROM run_tasks ORDER BY rowid");
   std::vector<TaskRecord> out;
   while (s.step())
-    out.push_back({s.text(0), static_cast<int>(s.int64(1)), s.real(2), s.int64(3), s.int64(4),
-                   s.int64(5) != 0, s.is_null(6) ? std::string() : s.text(6)});
+    out.push_back({.task = s.text(0),
+                   .level = static_cast<int>(s.int64(1)),
+                   .eager_ms = s.real(2),
+                   .flops = s.int64(3),
+                   .bytes = s.int64(4),
+                   .fitted = s.int64(5) != 0,
+                   .skipped = s.is_null(6) ? std::string() : s.text(6)});
   return out;
 }
 
