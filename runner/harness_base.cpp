@@ -56,6 +56,12 @@ int HarnessBase::run() {
   return 0;  // the parent went away
 }
 
+const RunnerSet& HarnessBase::input_set(int s) const {
+  if (s < 0 || s >= static_cast<int>(job_.sets.size()))
+    throw Error("no input set " + std::to_string(s));
+  return job_.sets[static_cast<size_t>(s)];
+}
+
 const uint8_t* HarnessBase::source(const RunnerTensor& t) const {
   if (t.offset + t.nbytes > in_->size()) throw Error("an input lies outside the inputs region");
   return in_->data() + t.offset;

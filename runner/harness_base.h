@@ -46,6 +46,8 @@ class HarnessBase {
   // "run": the calls [[group, slot], ...], replied with "go", "done" and "checked".
   virtual void run_calls(const nlohmann::json& calls) = 0;
 
+  // The job's input set `s` (a "load" argument); throws Error when there is none.
+  const RunnerSet& input_set(int s) const;
   // The bytes of input tensor `t` in the inputs region.
   const uint8_t* source(const RunnerTensor& t) const;
   // The ABI name of input `i` ("in.0").

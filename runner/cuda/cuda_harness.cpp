@@ -128,8 +128,7 @@ class Harness : public HarnessBase {
   void after_load() override { check(cudaDeviceSynchronize(), "synchronising after loading the library"); }
 
   void load(int g, int s) override {
-    if (s < 0 || s >= static_cast<int>(job_.sets.size())) throw Error("no input set " + std::to_string(s));
-    const RunnerSet& set = job_.sets[static_cast<size_t>(s)];
+    const RunnerSet& set = input_set(s);
     Group& grp = groups_[g];
     if (!same_layout(grp.bufs, set.inputs)) {
       grp.bufs.clear();

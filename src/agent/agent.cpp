@@ -201,11 +201,17 @@ static MemoryQuery query_for(const Agent::TaskContext& tc, const std::string& ba
   return q;
 }
 
-Attempt Agent::draft(TaskContext& tc, int idx) {
+// Attempt `idx` of the task at `stage`, before it is asked.
+static Attempt new_attempt(const Agent::TaskContext& tc, int idx, Stage stage) {
   Attempt a;
   a.task = tc.task->id;
   a.idx = idx;
-  a.stage = Stage::Draft;
+  a.stage = stage;
+  return a;
+}
+
+Attempt Agent::draft(TaskContext& tc, int idx) {
+  Attempt a = new_attempt(tc, idx, Stage::Draft);
   std::vector<int64_t> context;
   {
     std::lock_guard lk(writer_);
@@ -222,10 +228,7 @@ Attempt Agent::draft(TaskContext& tc, int idx) {
       tc.shown.push_back(shown_attempt(p, p.code));
     }
   }
-  tc.prompt = templates_.draft(prompt_inputs(tc));
-  a.prompt = tc.prompt;
-  a.context_ids = context;
-  ask_and_verify(tc, a);
+  ask_and_verify(tc, a, templates_.draft(prompt_inputs(tc)), context);
   finish(tc, a, context, Stage::Draft);
   return a;
 }
@@ -249,10 +252,7 @@ static const Attempt* choose_start(const Agent::TaskContext& tc, Memory& memory,
 }
 
 Attempt Agent::refine(TaskContext& tc, int idx) {
-  Attempt a;
-  a.task = tc.task->id;
-  a.idx = idx;
-  a.stage = Stage::Refine;
+  Attempt a = new_attempt(tc, idx, Stage::Refine);
   std::vector<int64_t> context;
   {
     std::lock_guard lk(writer_);
@@ -263,17 +263,18 @@ Attempt Agent::refine(TaskContext& tc, int idx) {
         Stage::Refine, idx);
   }
   a.start_point = tc.start->id;
-  tc.prompt = templates_.refine(prompt_inputs(tc));
-  a.prompt = tc.prompt;
-  a.context_ids = context;
-  ask_and_verify(tc, a);
+  ask_and_verify(tc, a, templates_.refine(prompt_inputs(tc)), context);
   // The start point is credited with the outcome too (docs/architecture.md §5).
   if (tc.start->trace_item) context.push_back(tc.start->trace_item);
   finish(tc, a, context, Stage::Refine);
   return a;
 }
 
-void Agent::ask_and_verify(TaskContext& tc, Attempt& a) {
+void Agent::ask_and_verify(TaskContext& tc, Attempt& a, std::string prompt,
+                           const std::vector<int64_t>& context) {
+  tc.prompt = std::move(prompt);
+  a.prompt = tc.prompt;
+  a.context_ids = context;
   CompletionOptions co = opt_.completion;
   co.seed = attempt_seed(a.task, a.idx);
   co.task = a.task;

@@ -103,7 +103,9 @@ class Agent {
   void reward(TaskContext& tc, Attempt& a, Stage stage);
   void learn(Attempt& a, const std::vector<int64_t>& context, Stage stage);
   void remember(TaskContext& tc, Attempt& a, Stage stage);
-  void ask_and_verify(TaskContext& tc, Attempt& a);
+  // Sends `prompt` (built on the retrieved `context`), reads the code and verifies it.
+  void ask_and_verify(TaskContext& tc, Attempt& a, std::string prompt,
+                      const std::vector<int64_t>& context);
   std::optional<Confirmation> confirm_speedup(TaskContext& tc, Attempt& a, const Attempt& best);
   TaskContext load(const TaskInfo& task);
   std::optional<TaskContext> prepare(const TaskInfo& task, int index, int count);

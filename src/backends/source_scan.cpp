@@ -6,13 +6,19 @@
 #include <sstream>
 
 namespace evk {
+namespace {
+
+// Spaces over out[from, to), newlines kept, so that lines and offsets stay where they were.
+void blank_range(std::string& out, size_t from, size_t to) {
+  for (size_t k = from; k < to && k < out.size(); ++k)
+    if (out[k] != '\n') out[k] = ' ';
+}
+
+}  // namespace
 
 std::string blank_comments_and_strings(const std::string& s, bool strings) {
   std::string out = s;
-  auto blank = [&](size_t from, size_t to) {
-    for (size_t k = from; k < to && k < out.size(); ++k)
-      if (out[k] != '\n') out[k] = ' ';
-  };
+  auto blank = [&](size_t from, size_t to) { blank_range(out, from, to); };
   size_t i = 0, n = s.size();
   while (i < n) {
     if (s.compare(i, 2, "//") == 0) {
@@ -104,16 +110,27 @@ size_t find_split_identifier(const std::string& code) {
   return std::string::npos;
 }
 
-std::optional<std::string> check_include_lines(const std::string& no_comments,
-                                               const std::set<std::string, std::less<>>& allowed,
-                                               std::string_view allowed_text) {
-  std::istringstream in(no_comments);
+std::vector<DirectiveLine> directive_lines(const std::string& code) {
+  std::vector<DirectiveLine> out;
+  std::istringstream in(code);
   std::string line;
   for (int ln = 1; std::getline(in, line); ++ln) {
     size_t p = line.find_first_not_of(" \t");
     if (p == std::string::npos || line[p] != '#') continue;
     size_t d = line.find_first_not_of(" \t", p + 1);
     if (d == std::string::npos) continue;
+    out.push_back({ln, line, d});
+  }
+  return out;
+}
+
+std::optional<std::string> check_include_lines(const std::string& no_comments,
+                                               const std::set<std::string, std::less<>>& allowed,
+                                               std::string_view allowed_text) {
+  for (const DirectiveLine& dl : directive_lines(no_comments)) {
+    const std::string& line = dl.text;
+    const int ln = dl.line;
+    const size_t d = dl.name;
     std::string_view rest(line.c_str() + d);
     for (std::string_view bad : {"include_next", "import", "embed"})
       if (rest.substr(0, bad.size()) == bad)
@@ -168,10 +185,7 @@ bool is_literal_prefix(std::string_view p) {
 
 std::string blank_preprocessed_literals(const std::string& s) {
   std::string out = s;
-  auto blank = [&](size_t from, size_t to) {
-    for (size_t k = from; k < to && k < out.size(); ++k)
-      if (out[k] != '\n') out[k] = ' ';
-  };
+  auto blank = [&](size_t from, size_t to) { blank_range(out, from, to); };
   size_t i = 0, n = s.size();
   while (i < n) {
     char c = s[i];

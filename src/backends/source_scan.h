@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace evk {
 
@@ -42,6 +43,16 @@ std::optional<std::string> scan_identifiers(const std::string& code, const Ident
 // Where a backslash-newline splits an identifier (a forbidden name assembled over two lines),
 // or npos.
 size_t find_split_identifier(const std::string& code);
+
+// The preprocessor lines of `code` (comments already blanked): the 1-based line number, the
+// line's text and where the directive's name starts (past '#' and spaces or tabs). A lone '#'
+// is no directive.
+struct DirectiveLine {
+  int line;
+  std::string text;
+  size_t name;
+};
+std::vector<DirectiveLine> directive_lines(const std::string& code);
 
 // nullopt when every #include of `no_comments` names a header in `allowed` and no
 // #include_next, #import or #embed appears; else "line N: ...", ending with `allowed_text`

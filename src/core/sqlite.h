@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace evk {
 
@@ -33,6 +34,13 @@ class Stmt {
   }
 
   bool step();  // true while a row is available
+  // Steps through every remaining row, each read by `read(*this)`, in order.
+  template <class Read>
+  auto rows(Read read) -> std::vector<decltype(read(*this))> {
+    std::vector<decltype(read(*this))> out;
+    while (step()) out.push_back(read(*this));
+    return out;
+  }
   void run();   // step to completion, for statements with no rows
   void reset();
 

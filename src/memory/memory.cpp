@@ -603,9 +603,7 @@ std::vector<Item> Memory::list(std::optional<ItemKind> kind, size_t limit) {
                     (limit ? " LIMIT " + std::to_string(limit) : "");
   auto s = ws_.db().prepare(sql);
   if (kind) s.bind(1, kind_name(*kind));
-  std::vector<Item> out;
-  while (s.step()) out.push_back(read_item(s));
-  return out;
+  return s.rows(read_item);
 }
 
 std::vector<std::pair<Item, QEntry>> Memory::top(Stage stage, size_t n) {

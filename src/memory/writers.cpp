@@ -123,17 +123,26 @@ std::string diff_summary(const std::string& before, const std::string& after, si
   return join(out, "\n");
 }
 
-Item make_trace(const TraceInput& in) {
+// What every learned item records of where it came from: its kind, the backend and task, the
+// code it keeps, the item it was derived from and the task's ops as tags.
+static Item learned_item(ItemKind kind, const std::string& backend, const std::string& task,
+                         const std::string& code, std::optional<int64_t> parent,
+                         const std::vector<std::string>& ops) {
   Item it;
-  it.kind = ItemKind::Trace;
-  it.backend = in.backend;
-  it.origin_task = in.task;
-  it.code = in.code;
+  it.kind = kind;
+  it.backend = backend;
+  it.origin_task = task;
+  it.code = code;
+  it.parent = parent;
+  it.tags = op_tags(ops);
+  return it;
+}
+
+Item make_trace(const TraceInput& in) {
+  Item it = learned_item(ItemKind::Trace, in.backend, in.task, in.code, in.parent, in.ops);
   it.feedback = excerpt(in.feedback, kFeedbackCap);
   it.feasible = in.feasible;
   it.latency_ms = in.latency_ms;
-  it.parent = in.parent;
-  it.tags = op_tags(in.ops);
   add_tag(it.tags, category_name(in.category));
   std::string outcome;
   if (in.feasible) {
@@ -153,15 +162,10 @@ Item make_trace(const TraceInput& in) {
 }
 
 Item make_experience(const ExperienceInput& in, const Summariser& summarise) {
-  Item it;
-  it.kind = ItemKind::Experience;
-  it.backend = in.backend;
-  it.origin_task = in.task;
-  it.code = in.fixed_code;
+  Item it =
+      learned_item(ItemKind::Experience, in.backend, in.task, in.fixed_code, in.parent, in.ops);
   it.feedback = excerpt(in.feedback, kFeedbackCap);
   it.feasible = true;
-  it.parent = in.parent;
-  it.tags = op_tags(in.ops);
   add_tag(it.tags, category_name(in.category));
   for (const auto& p : pitfall_names(in.failed_code)) add_tag(it.tags, p);
   it.title = fmt::format("{}: fixing {}", in.task, category_name(in.category));
@@ -185,15 +189,10 @@ Item make_experience(const ExperienceInput& in, const Summariser& summarise) {
 }
 
 Item make_best_practice(const BestPracticeInput& in) {
-  Item it;
-  it.kind = ItemKind::BestPractice;
-  it.backend = in.backend;
-  it.origin_task = in.task;
-  it.code = in.new_code;
+  Item it =
+      learned_item(ItemKind::BestPractice, in.backend, in.task, in.new_code, in.parent, in.ops);
   it.feasible = true;
   it.latency_ms = in.new_ms;
-  it.parent = in.parent;
-  it.tags = op_tags(in.ops);
   auto opts = optimisations(in.start_code, in.new_code);
   for (const auto& o : opts) add_tag(it.tags, o);
   double speedup = in.new_ms > 0 ? in.start_ms / in.new_ms : 0;

@@ -92,10 +92,7 @@ RunInfo RunStore::get(int64_t id) {
 }
 
 std::vector<RunInfo> RunStore::list() {
-  auto s = ws_.db().prepare(std::string(kRunCols) + " ORDER BY id");
-  std::vector<RunInfo> out;
-  while (s.step()) out.push_back(run_from(s));
-  return out;
+  return ws_.db().prepare(std::string(kRunCols) + " ORDER BY id").rows(run_from);
 }
 
 int64_t RunStore::latest() {
@@ -215,17 +212,11 @@ static Attempt attempt_from(Stmt& s) {
 
 std::vector<Attempt> AttemptLog::for_task(const std::string& task) {
   auto s = ws_.db().prepare(std::string(kAttemptCols) + " WHERE task=? ORDER BY idx");
-  s.bind(1, task);
-  std::vector<Attempt> out;
-  while (s.step()) out.push_back(attempt_from(s));
-  return out;
+  return s.bind(1, task).rows(attempt_from);
 }
 
 std::vector<Attempt> AttemptLog::all() {
-  auto s = ws_.db().prepare(std::string(kAttemptCols) + " ORDER BY id");
-  std::vector<Attempt> out;
-  while (s.step()) out.push_back(attempt_from(s));
-  return out;
+  return ws_.db().prepare(std::string(kAttemptCols) + " ORDER BY id").rows(attempt_from);
 }
 
 int64_t AttemptLog::count() {

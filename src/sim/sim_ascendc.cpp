@@ -35,15 +35,7 @@ class AscendcGen : public DeviceGen {
   void layer(const FxOp& op, const std::string& t, const Py& a0) override {
     const TensorLine* x = input_tensor(a0, op.name);
     if (t == "softmax" || t == "log_softmax") {
-      int dim = static_cast<int>(op.kind == "call_module"
-                                     ? (op.module.get("dim") ? op.module.get("dim")->num() : -1)
-                                     : (op.kwargs.get("dim")       ? op.kwargs.get("dim")->num()
-                                        : op.args.items.size() > 1 ? op.args.items[1].num()
-                                                                   : -1));
-      if (dim != -1 && dim != static_cast<int>(x->shape.size()) - 1)
-        throw std::string(op.name + " (softmax over a dimension other than the last)");
-      main_ = Main::kRow;
-      row_op_ = t;
+      row_softmax(op, t, static_cast<int>(x->shape.size()), softmax_dim(op));
       return;
     }
     if ((t == "matmul" || t == "mm") && x->shape.size() == 2) {
@@ -57,10 +49,7 @@ class AscendcGen : public DeviceGen {
       const TensorLine* w = tensor("param." + op.target + ".weight");
       const TensorLine* b = tensor("param." + op.target + ".bias");
       if (!w) throw std::string(op.name + " (Linear weight missing)");
-      mm_b_ = w->index;
-      lin_bias_ = b ? b->index : -1;
-      linear_ = true;
-      main_ = Main::kProduct;
+      linear_product(*w, b);
       return;
     }
     throw std::string(op.name + " (" + t + ")");

@@ -137,6 +137,9 @@ class Gen {
   Val conv(const std::string& node, const Val& x, const Val& w, const Val* b,
            std::vector<int64_t> stride, std::vector<int64_t> pad, std::vector<int64_t> dil,
            int64_t groups, bool transposed, const Shape& out_shape);
+  // Opens the loops b0.. over the first `lead` dims of x (the outer one parallel): a pooling
+  // kernel's batch and channel loops. Returns their index names.
+  Idx pool_lead_loops(const Val& x, int lead);
   Val pool(const std::string& node, const Val& x, int nd, bool is_max, std::vector<int64_t> k,
            std::vector<int64_t> stride, std::vector<int64_t> pad, std::vector<int64_t> dil,
            bool count_include_pad, const Shape& out_shape);

@@ -70,16 +70,8 @@ class CudaGen : public DeviceGen {
   }
 
   void softmax(const FxOp& op, const std::string& t, const Py& a0) {
-    int dim = static_cast<int>(op.kind == "call_module"
-                                   ? (op.module.get("dim") ? op.module.get("dim")->num() : -1)
-                                   : (op.kwargs.get("dim")       ? op.kwargs.get("dim")->num()
-                                      : op.args.items.size() > 1 ? op.args.items[1].num()
-                                                                 : -1));
     const TensorLine* x = operand_input(a0, op.name);
-    if (dim != -1 && dim != static_cast<int>(x->shape.size()) - 1)
-      throw std::string(op.name + " (softmax over a dimension other than the last)");
-    main_ = Main::kRow;
-    row_op_ = t;
+    row_softmax(op, t, static_cast<int>(x->shape.size()), softmax_dim(op));
   }
 
   void layer_norm(const FxOp& op, const Py& a0) {
@@ -89,12 +81,7 @@ class CudaGen : public DeviceGen {
     const TensorLine* b = tensor("param." + op.target + ".bias");
     if (!w || !b || w->shape.size() != 1)
       throw std::string(op.name + " (LayerNorm without affine or over several dims)");
-    ln_w_ = w->index;
-    ln_b_ = b->index;
-    const Py* eps = op.module.get("eps");
-    ln_eps_ = eps && eps->is_num() ? eps->num() : 1e-5;
-    main_ = Main::kRow;
-    row_op_ = "layer_norm";
+    row_layer_norm(op, *w, *b);
   }
 
   void matmul(const FxOp& op, const Py& a0) {
@@ -113,10 +100,7 @@ class CudaGen : public DeviceGen {
     const TensorLine* w = tensor("param." + op.target + ".weight");
     const TensorLine* b = tensor("param." + op.target + ".bias");
     if (!w) throw std::string(op.name + " (Linear weight missing)");
-    mm_b_ = w->index;
-    lin_bias_ = b ? b->index : -1;
-    linear_ = true;
-    main_ = Main::kProduct;
+    linear_product(*w, b);
   }
 
   void set_features() override {
@@ -133,16 +117,9 @@ class CudaGen : public DeviceGen {
     draft_features();
   }
 
-  std::string operand_params() const {
-    std::string s;
-    for (const auto& o : operands_) s += ", const float* __restrict__ t" + std::to_string(o.input);
-    return s;
-  }
+  std::string operand_params() const { return operand_list(", const float* __restrict__ t"); }
   std::string operand_args() const {
-    std::string s;
-    for (const auto& o : operands_)
-      s += ", static_cast<const float*>(in[" + std::to_string(o.input) + "].data)";
-    return s;
+    return operand_list(", static_cast<const float*>(in[", "].data)");
   }
   std::string threads(int normal) const {
     return pit("cuda_block_too_large") ? "2048" : std::to_string(normal);
@@ -170,11 +147,7 @@ class CudaGen : public DeviceGen {
             << "  for (int64_t i = " << index_start() << "; i < n4;\n"
             << "       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {\n"
             << "    float4 v = x[i];\n"
-            << "    v.x = " << epilogue("v.x", "4 * i") << ";\n"
-            << "    v.y = " << epilogue("v.y", "4 * i + 1") << ";\n"
-            << "    v.z = " << epilogue("v.z", "4 * i + 2") << ";\n"
-            << "    v.w = " << epilogue("v.w", "4 * i + 3") << ";\n"
-            << "    y[i] = v;\n  }\n}\n\n";
+            << epilogue4("    ") << "    y[i] = v;\n  }\n}\n\n";
         }
         s << "__global__ void fused(const float* __restrict__ x, float* __restrict__ y, int64_t "
              "from, int64_t n"

@@ -255,6 +255,37 @@ void DeviceGen::reduction(const FxOp& op, const std::string& t, int rank) {
   main_ = Main::kReduce;
 }
 
+int DeviceGen::softmax_dim(const FxOp& op) {
+  return static_cast<int>(op.kind == "call_module"
+                              ? (op.module.get("dim") ? op.module.get("dim")->num() : -1)
+                              : (op.kwargs.get("dim")       ? op.kwargs.get("dim")->num()
+                                 : op.args.items.size() > 1 ? op.args.items[1].num()
+                                                            : -1));
+}
+
+void DeviceGen::row_softmax(const FxOp& op, const std::string& t, int rank, int dim) {
+  if (dim != -1 && dim != rank - 1)
+    throw std::string(op.name + " (softmax over a dimension other than the last)");
+  main_ = Main::kRow;
+  row_op_ = t;
+}
+
+void DeviceGen::row_layer_norm(const FxOp& op, const TensorLine& w, const TensorLine& b) {
+  ln_w_ = w.index;
+  ln_b_ = b.index;
+  const Py* eps = op.module.get("eps");
+  ln_eps_ = eps && eps->is_num() ? eps->num() : 1e-5;
+  main_ = Main::kRow;
+  row_op_ = "layer_norm";
+}
+
+void DeviceGen::linear_product(const TensorLine& w, const TensorLine* b) {
+  mm_b_ = w.index;
+  lin_bias_ = b ? b->index : -1;
+  linear_ = true;
+  main_ = Main::kProduct;
+}
+
 void DeviceGen::draft_features() {
   feat_.final_copy = main_ == Main::kElementwise;
   feat_.has_product = main_ == Main::kProduct;
@@ -271,6 +302,19 @@ std::string DeviceGen::epilogue(const std::string& v, const std::string& idx) co
   std::string e = v;
   for (const auto& f : chain_) e = f(e, idx);
   return e;
+}
+
+std::string DeviceGen::operand_list(const std::string& before, const std::string& after) const {
+  std::string s;
+  for (const auto& o : operands_) s += before + std::to_string(o.input) + after;
+  return s;
+}
+
+std::string DeviceGen::epilogue4(const std::string& indent) const {
+  return indent + "v.x = " + epilogue("v.x", "4 * i") + ";\n" + indent +
+         "v.y = " + epilogue("v.y", "4 * i + 1") + ";\n" + indent +
+         "v.z = " + epilogue("v.z", "4 * i + 2") + ";\n" + indent +
+         "v.w = " + epilogue("v.w", "4 * i + 3") + ";\n";
 }
 
 std::string DeviceGen::moves_line() const {

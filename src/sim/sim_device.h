@@ -1,4 +1,4 @@
-// What the device generators (sim_cuda.cpp, sim_opencl.cpp) share. Both template the same
+// What the device generators (sim_cuda.cpp, sim_opencl.cpp, sim_ascendc.cpp) share. All
 // graphs (an elementwise chain over one input, a row operation, a reduction over one dimension
 // or a 2-D product, each with a fused elementwise epilogue), so reading the fx graph into that
 // shape, the op expressions and the plan header live here once; each backend keeps the text it
@@ -70,9 +70,21 @@ class DeviceGen {
   const TensorLine* input_tensor(const Py& a, const std::string& node) const;
   void start_main_from(const Py& a, const std::string& node);
   void reduction(const FxOp& op, const std::string& t, int rank);  // sum/mean/amax/amin
+  // softmax's dim as CUDA and Ascend C read it: module attribute, kwarg or second argument.
+  static int softmax_dim(const FxOp& op);
+  // A row softmax/log_softmax `t` over the last of `rank` dims, or throws for another dim.
+  void row_softmax(const FxOp& op, const std::string& t, int rank, int dim);
+  // An affine LayerNorm over the last dim with weight w and bias b (eps from the module).
+  void row_layer_norm(const FxOp& op, const TensorLine& w, const TensorLine& b);
+  // A product by nn.Linear's weight w (and bias b when present).
+  void linear_product(const TensorLine& w, const TensorLine* b);
   void draft_features();  // the cold-start features both backends derive alike
   std::string epilogue(const std::string& v, const std::string& idx) const;
   std::string moves_line() const;  // "// evk-sim-moves: ..." without the newline
+  // The epilogue operands as a parameter or argument list: before + k + after for each in[k].
+  std::string operand_list(const std::string& before, const std::string& after = "") const;
+  // The four "v.x = ...;" lines of a float4 value v at flat index 4 * i, each after `indent`.
+  std::string epilogue4(const std::string& indent) const;
 
   const PromptView& p_;
   const Plan& plan_;

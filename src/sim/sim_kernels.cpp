@@ -682,6 +682,15 @@ Val Gen::conv(const std::string& node, const Val& x0, const Val& w, const Val* b
 
 // ---------------------------------------------------------------- pooling
 
+Idx Gen::pool_lead_loops(const Val& x, int lead) {
+  Idx oi;
+  for (int d = 0; d < lead; ++d) {
+    oi.push_back("b" + std::to_string(d));
+    open_for(oi.back(), x.shape[d], d == 0 ? par_pragma() : "");
+  }
+  return oi;
+}
+
 Val Gen::pool(const std::string& node, const Val& x0, int nd, bool is_max, std::vector<int64_t> k,
               std::vector<int64_t> st, std::vector<int64_t> pd, std::vector<int64_t> dl,
               bool count_include_pad, const Shape& out_shape) {
@@ -695,12 +704,7 @@ Val Gen::pool(const std::string& node, const Val& x0, int nd, bool is_max, std::
   if (padded) feat_.has_padding = true;
   if (is_max) use_math();
   Val dst = dest(node, out_shape);
-  Idx oi, xi;
-  for (int d = 0; d < lead; ++d) {
-    oi.push_back("b" + std::to_string(d));
-    open_for(oi.back(), x.shape[d], d == 0 ? par_pragma() : "");
-  }
-  xi = oi;
+  Idx oi = pool_lead_loops(x, lead), xi = oi;
   for (int d = 0; d < nd; ++d) {
     oi.push_back("o" + std::to_string(d));
     xi.push_back("i" + std::to_string(d));
@@ -752,12 +756,7 @@ Val Gen::adaptive_pool(const std::string& node, const Val& x0, int nd, bool is_m
   int lead = x.rank() - nd;
   if (is_max) use_math();
   Val dst = dest(node, out_shape);
-  Idx oi, xi;
-  for (int d = 0; d < lead; ++d) {
-    oi.push_back("b" + std::to_string(d));
-    open_for(oi.back(), x.shape[d], d == 0 ? par_pragma() : "");
-  }
-  xi = oi;
+  Idx oi = pool_lead_loops(x, lead), xi = oi;
   std::string cnt = "1";
   for (int d = 0; d < nd; ++d) {
     std::string s = std::to_string(d), I = std::to_string(x.shape[lead + d]),

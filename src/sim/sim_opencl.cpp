@@ -51,11 +51,7 @@ class OpenClGen : public DeviceGen {
   void layer(const FxOp& op, const std::string& t, const Py& a0) override {
     int rank = static_cast<int>(input_tensor(a0, op.name)->shape.size());
     if (t == "softmax" || t == "log_softmax") {
-      int dim = static_cast<int>(kwnum(op, "dim", -1));
-      if (dim != -1 && dim != rank - 1)
-        throw std::string(op.name + " (softmax over a dimension other than the last)");
-      main_ = Main::kRow;
-      row_op_ = t;
+      row_softmax(op, t, rank, static_cast<int>(kwnum(op, "dim", -1)));
     } else if (t == "layer_norm") {
       layer_norm(op);
     } else if (t == "sum" || t == "mean" || t == "amax" || t == "amin") {
@@ -72,12 +68,7 @@ class OpenClGen : public DeviceGen {
     const TensorLine* b = tensor("param." + op.target + ".bias");
     if (op.kind != "call_module" || !w || !b || w->shape.size() != 1)
       throw std::string(op.name + " (LayerNorm without affine, functional or over several dims)");
-    ln_w_ = w->index;
-    ln_b_ = b->index;
-    const Py* eps = op.module.get("eps");
-    ln_eps_ = eps && eps->is_num() ? eps->num() : 1e-5;
-    main_ = Main::kRow;
-    row_op_ = "layer_norm";
+    row_layer_norm(op, *w, *b);
   }
 
   void product(const FxOp& op, const std::string& t, int rank) {
@@ -92,11 +83,7 @@ class OpenClGen : public DeviceGen {
     const TensorLine* w = tensor("param." + op.target + ".weight");
     if (op.kind != "call_module" || rank != 2 || !w)
       throw std::string(op.name + " (functional or batched linear)");
-    const TensorLine* b = tensor("param." + op.target + ".bias");
-    mm_b_ = w->index;
-    lin_bias_ = b ? b->index : -1;
-    linear_ = true;
-    main_ = Main::kProduct;
+    linear_product(*w, tensor("param." + op.target + ".bias"));
   }
 
   void set_features() override {
@@ -111,11 +98,7 @@ class OpenClGen : public DeviceGen {
     draft_features();
   }
 
-  std::string operand_params() const {
-    std::string s;
-    for (const auto& o : operands_) s += ", __global const float* t" + std::to_string(o.input);
-    return s;
-  }
+  std::string operand_params() const { return operand_list(", __global const float* t"); }
 
   std::string program() const {
     std::ostringstream s;
@@ -127,11 +110,7 @@ class OpenClGen : public DeviceGen {
           s << "__kernel void fused4(__global const float* x, __global float* y, long n4) {\n"
             << "  long i = get_global_id(0);\n  if (i >= n4) return;\n"
             << "  float4 v = vload4(i, x);\n"
-            << "  v.x = " << epilogue("v.x", "4 * i") << ";\n"
-            << "  v.y = " << epilogue("v.y", "4 * i + 1") << ";\n"
-            << "  v.z = " << epilogue("v.z", "4 * i + 2") << ";\n"
-            << "  v.w = " << epilogue("v.w", "4 * i + 3") << ";\n"
-            << "  vstore4(v, i, y);\n}\n\n";
+            << epilogue4("  ") << "  vstore4(v, i, y);\n}\n\n";
         }
         s << "__kernel void fused(__global const float* x, __global float* y, long from, long n"
           << operand_params() << ") {\n"

@@ -127,16 +127,10 @@ struct Directive {
 };
 std::vector<Directive> directives(const std::string& code) {
   std::vector<Directive> out;
-  std::istringstream in(code);
-  std::string line;
-  for (int ln = 1; std::getline(in, line); ++ln) {
-    size_t p = line.find_first_not_of(" \t");
-    if (p == std::string::npos || line[p] != '#') continue;
-    size_t d = line.find_first_not_of(" \t", p + 1);
-    if (d == std::string::npos) continue;
-    size_t e = d;
-    while (e < line.size() && is_ident(line[e])) ++e;
-    out.push_back({ln, line.substr(d, e - d), line.substr(e)});
+  for (const DirectiveLine& dl : directive_lines(code)) {
+    size_t e = dl.name;
+    while (e < dl.text.size() && is_ident(dl.text[e])) ++e;
+    out.push_back({dl.line, dl.text.substr(dl.name, e - dl.name), dl.text.substr(e)});
   }
   return out;
 }
