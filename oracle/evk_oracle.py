@@ -1115,7 +1115,7 @@ def lint(path, max_elements, max_gflop, timeout):
                                               f"values give nearly the same output ({why})")
         out["ok"] = True
     except TaskError as e:
-        out.update(ok=False, error=str(e))
+        out.update(ok=False, error=str(e), timeout=isinstance(e, TaskTimeout))
     except Exception as e:
         out.update(ok=False, error=f"{type(e).__name__}: {e}")
     out["seconds"] = time.perf_counter() - t0
@@ -1168,7 +1168,7 @@ def main(argv):
             rep = extra_sets(a.task, a.out, a.seeds, a.variants, a.max_elements, a.threads,
                              a.timeout, a.max_gflop)
         except TaskError as e:
-            print(json.dumps({"ok": False, "error": str(e)}))
+            print(json.dumps({"ok": False, "error": str(e), "timeout": isinstance(e, TaskTimeout)}))
             return 3
         print(json.dumps({"ok": True, "out": a.out, **rep}))
         return 0

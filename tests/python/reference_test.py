@@ -9,6 +9,7 @@ precision, and leave the model's own dtypes as they were. Exits 1 on any failure
 """
 import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -51,6 +52,23 @@ def get_inputs():
     return [torch.randn(4, 16)]
 def get_init_inputs():
     return [16]
+'''
+
+
+# Quick for seed 0, slow for every later draw: the reference is made, the extra sets are not.
+SLOW_SETS = HEAD + '''
+import time
+calls = [0]
+class Model(nn.Module):
+    def forward(self, x):
+        return x * 2
+def get_inputs():
+    calls[0] += 1
+    if calls[0] > 1:
+        time.sleep(30)
+    return [torch.randn(4, 16)]
+def get_init_inputs():
+    return []
 '''
 
 
@@ -99,6 +117,16 @@ def main():
         expect(len(params) == 5 and all(e["dtype"] == "F32" for e in params),
                f"the closure task's reference keeps float32 parameters ({len(params)})")
         expect(os.path.exists(os.path.join(out, "ref.safetensors")), "its tensors are written")
+
+        # A step past its time limit says so in its JSON line, whichever command ran it: the
+        # run records "oracle timeout", not "broken file" (src/tasks/oracle.cpp).
+        path, _ = load(SLOW_SETS, tmp)
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "oracle", "evk_oracle.py"), "sets",
+                            "--out", os.path.join(tmp, "sets"), "--timeout", "2", path],
+                           capture_output=True, text=True, timeout=120)
+        line = json.loads(r.stdout.strip().splitlines()[-1])
+        expect(r.returncode == 3 and line.get("timeout") is True,
+               f"the extra sets' time limit is reported as a timeout ({line})")
 
     print(f"{len(fails)} failed")
     return 1 if fails else 0
