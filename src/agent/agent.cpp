@@ -118,6 +118,8 @@ Agent::TaskContext Agent::load(const TaskInfo& task) {
   tc.ops = op_names(tc.ref);
   std::lock_guard lk(writer_);
   tc.attempts = log_.for_task(task.id);
+  // A resumed task keeps the eager baseline its first attempts were measured against.
+  if (!tc.attempts.empty()) return tc;
   // A backend with a modeled latency has a modeled eager baseline too (ascendc): the run's
   // speed-ups must divide model by model, as the verdicts do.
   log_.put_task({task.id, task.level, backend_.modeled_eager_ms(tc.ref).value_or(tc.ref.eager_ms),
@@ -137,7 +139,8 @@ std::string Agent::lint_verdict(const TaskInfo& task, int index, int count) {
   return "";
 }
 
-std::optional<Agent::TaskContext> Agent::prepare(const TaskInfo& task, int index, int count) {
+std::optional<Agent::TaskContext> Agent::prepare(const TaskInfo& task, int index, int count,
+                                                 bool resumed) {
   std::string reason;
   if (!task.ok) {
     reason = "broken file: " + task.error;
@@ -156,6 +159,14 @@ std::optional<Agent::TaskContext> Agent::prepare(const TaskInfo& task, int index
       reason = std::string(why_name(e.why)) + ": " + e.what();
     }
   }
+  if (resumed) {
+    // Its attempts and eager baseline stay as recorded: it counts with what it has, and the
+    // next resume tries again.
+    if (listener_)
+      listener_(
+          {task.id, index, count, nullptr, "task_warning", "not continued this time: " + reason});
+    return std::nullopt;
+  }
   {
     std::lock_guard lk(writer_);
     log_.put_task({task.id, task.level, 0, 0, 0, !task.fitted.empty(), reason});
@@ -165,7 +176,16 @@ std::optional<Agent::TaskContext> Agent::prepare(const TaskInfo& task, int index
 }
 
 void Agent::episode(const TaskInfo& task, int index, int count) {
-  std::optional<TaskContext> prepared = prepare(task, index, count);
+  size_t made;
+  {
+    std::lock_guard lk(writer_);
+    made = log_.for_task(task.id).size();
+  }
+  // Invariant: a task's record and attempts are final once its budget is spent. A resumed run
+  // does not prepare it again: its references may no longer be computable under this
+  // machine's load or this oracle, and its eager baseline must stay the one it was run against.
+  if (made >= static_cast<size_t>(opt_.budget)) return;
+  std::optional<TaskContext> prepared = prepare(task, index, count, made > 0);
   if (!prepared) return;
   TaskContext& tc = *prepared;
   if (listener_) listener_({task.id, index, count, nullptr, "task_start", ""});

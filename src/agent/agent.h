@@ -81,7 +81,8 @@ class Agent {
   // file, no reference for one of the verifier's seeds, a task in AgentOptions::skip) is
   // recorded as skipped with its reason and the others go on; only an error of the run itself
   // (the database, BudgetExceeded, a signal) stops it, resumably. A resumed run tries its
-  // skipped tasks again.
+  // skipped tasks again and leaves the tasks that spent their budget as they are (not even
+  // their references are made again).
   void run(const std::vector<const TaskInfo*>& tasks);
 
   // The first prompt the run would send, without sending it (--dry-run).
@@ -108,7 +109,9 @@ class Agent {
                       const std::vector<int64_t>& context);
   std::optional<Confirmation> confirm_speedup(TaskContext& tc, Attempt& a, const Attempt& best);
   TaskContext load(const TaskInfo& task);
-  std::optional<TaskContext> prepare(const TaskInfo& task, int index, int count);
+  // `resumed`: the task already has attempts in this run; failing to prepare it then leaves its
+  // record alone (a warning), instead of recording it as skipped.
+  std::optional<TaskContext> prepare(const TaskInfo& task, int index, int count, bool resumed);
   std::string lint_verdict(const TaskInfo& task, int index, int count);
   PromptInputs prompt_inputs(const TaskContext& tc) const;
   std::vector<PromptItem> to_prompt(const std::vector<Item>& items) const;

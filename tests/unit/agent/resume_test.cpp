@@ -129,6 +129,68 @@ TEST_F(CliRun, KilledRunResumesToTheSameState) {
   EXPECT_NE(results.out.find("correctness (Acc)"), std::string::npos);
 }
 
+// Each task's record, as one comparable text.
+std::string task_records(const fs::path& db) {
+  Db d(db.string());
+  std::string out;
+  auto t = d.prepare("SELECT task, eager_ms, flops, skipped FROM run_tasks ORDER BY task");
+  while (t.step())
+    out += t.text(0) + "|" + t.text(1) + "|" + t.text(2) + "|" + (t.is_null(3) ? "" : t.text(3)) +
+           "\n";
+  return out;
+}
+
+// A resumed run leaves a task that spent its budget as it is, even where its references can no
+// longer be made (another oracle, a loaded machine); a task cut off mid-way whose references
+// cannot be made keeps its attempts and baseline, and continues on the next resume.
+TEST_F(CliRun, ResumeLeavesFinishedTasksAlone) {
+  // The suite is a copy whose files the test breaks: a resumed run reads its tasks again.
+  fs::path suite = root_ / "suite";
+  fs::copy(data_root() / "tests/data/agent_suite", suite);
+  auto set_broken = [&](bool broken) {
+    for (const auto& f : fs::directory_iterator(suite)) {
+      std::string text = read_file(data_root() / "tests/data/agent_suite" / f.path().filename());
+      write_file_atomic(f.path(),
+                        broken ? "raise RuntimeError('no reference today')\n" + text : text);
+    }
+  };
+  auto args = run_args("sim");
+  args[2] = suite.string();
+  args[6] = "4";  // the budget
+  auto first = run(args);
+  ASSERT_TRUE(first.ok()) << first.err;
+  fs::path db = root_ / "ws" / "runs" / "1" / "evokernel.db";
+  ASSERT_EQ(attempts_in(db), 8);
+  std::string records = task_records(db);
+  ASSERT_EQ(records.find("|0.0|"), std::string::npos) << records;
+
+  set_broken(true);
+  auto done = run({"run", "--resume", "1", "--quiet"});
+  ASSERT_TRUE(done.ok()) << done.err;
+  EXPECT_EQ(attempts_in(db), 8);
+  EXPECT_EQ(task_records(db), records);
+
+  std::string cut;  // the second task, as if killed after its second attempt
+  {
+    Db d(db.string());
+    auto t = d.prepare("SELECT task FROM run_tasks ORDER BY task DESC LIMIT 1");
+    ASSERT_TRUE(t.step());
+    cut = t.text(0);
+    d.exec("DELETE FROM attempts WHERE task = '" + cut + "' AND idx > 2");
+  }
+  auto broken = run({"run", "--resume", "1"});
+  ASSERT_TRUE(broken.ok()) << broken.err;
+  EXPECT_NE(broken.out.find("not continued this time"), std::string::npos) << broken.out;
+  EXPECT_EQ(attempts_in(db), 6);
+  EXPECT_EQ(task_records(db), records);
+
+  set_broken(false);
+  auto again = run({"run", "--resume", "1", "--quiet"});
+  ASSERT_TRUE(again.ok()) << again.err;
+  EXPECT_EQ(attempts_in(db), 8);
+  EXPECT_EQ(task_records(db), records);
+}
+
 TEST_F(CliRun, BadInputIsOneClearLineAndNoRun) {
   struct Case {
     std::vector<std::string> args;
