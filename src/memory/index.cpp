@@ -15,6 +15,20 @@ bool better(const SimilarityIndex::Hit& a, const SimilarityIndex::Hit& b) {
   return a.similarity != b.similarity ? a.similarity > b.similarity : a.id < b.id;
 }
 
+// A floor that about 2n of the `count` passing scores reach (the others are -1), estimated
+// from every kStride-th row; -1 (every score passes) when too few pass for a sample.
+float shortlist_floor(const std::vector<float>& scores, size_t count, size_t n) {
+  constexpr size_t kStride = 16;
+  if (count < 16 * n) return -1.0f;
+  std::vector<float> sample;
+  sample.reserve(scores.size() / kStride + 1);
+  for (size_t r = 0; r < scores.size(); r += kStride) sample.push_back(scores[r]);
+  size_t j = std::min(sample.size() - 1, 2 * n / kStride + 8);
+  std::nth_element(sample.begin(), sample.begin() + static_cast<long>(j), sample.end(),
+                   std::greater<>());
+  return sample[j];
+}
+
 }  // namespace
 
 uint32_t SimilarityIndex::intern(const std::string& s) {
@@ -35,16 +49,19 @@ void SimilarityIndex::add(int64_t id, ItemKind kind, const std::string& backend,
     ++dense_df_[it->second];
     dense.push_back(it->second);
   }
-  Row r{id, kind, intern(backend), intern(task), std::move(terms), std::move(dense)};
-  groups_[group_key(kind, r.backend, r.task)].push_back(row);
-  rows_.push_back(std::move(r));
+  RowKey key{intern(backend), intern(task), kind};
+  groups_[group_key(kind, key.backend, key.task)].push_back(row);
+  rows_.push_back({id, std::move(terms), std::move(dense)});
+  keys_.push_back(key);
 }
 
 void SimilarityIndex::clear() { *this = SimilarityIndex(); }
 
 void SimilarityIndex::refresh_norms() {
   norms_.resize(rows_.size());
+  size_t from = normed_;  // the first row whose norm changes
   if (rows_.size() * 10 > normed_at_docs_ * 11 + 160) {
+    from = 0;
     // The idf has drifted: recompute every norm, term by term over the postings so that each
     // idf is computed once.
     std::vector<double> sq(rows_.size(), 0.0);
@@ -58,6 +75,9 @@ void SimilarityIndex::refresh_norms() {
     for (size_t i = normed_; i < rows_.size(); ++i)
       norms_[i] = static_cast<float>(tfidf_norm(rows_[i].terms, df_));
   }
+  inv_norms_.resize(rows_.size());
+  for (size_t i = from; i < rows_.size(); ++i)
+    inv_norms_[i] = norms_[i] > 0 ? 1.0f / norms_[i] : 0.0f;
   normed_ = rows_.size();
 }
 
@@ -142,21 +162,44 @@ std::vector<SimilarityIndex::Hit> SimilarityIndex::search(const TermVector& q,
   size_t common = rows_.size() > 2000 ? rows_.size() / 2 : SIZE_MAX;
   size_t done = 0;
   for (; done < terms.size() && terms[done].postings->size() <= common; ++done) accumulate(terms[done]);
-  std::vector<std::pair<float, uint32_t>> scored;  // approximate cosine (cached norm), row
-  auto collect = [&] {
-    scored.clear();
-    for (uint32_t r = 0; r < acc_.size(); ++r)
-      if (acc_[r] != 0.0f && pass(rows_[r]))
-        scored.push_back({norms_[r] > 0 ? acc_[r] / norms_[r] : 0.0f, r});
+  // One branch-free sequential pass: score_[r] is the approximate cosine (cached norm) of a
+  // touched, passing row and -1 for the others.
+  auto score_rows = [&] {
+    score_.resize(rows_.size());
+    const float *acc = acc_.data(), *inv = inv_norms_.data();
+    const RowKey* key = keys_.data();
+    float* sc = score_.data();
+    const uint32_t rows = static_cast<uint32_t>(acc_.size());
+    size_t n = 0;
+    for (uint32_t r = 0; r < rows; ++r) {
+      bool in = (acc[r] != 0.0f) & pass(key[r]);
+      n += in;
+      sc[r] = in ? acc[r] * inv[r] : -1.0f;
+    }
+    return n;
   };
-  collect();
-  if (scored.size() < shortlist && done < terms.size()) {  // too few: take the common terms too
+  size_t passing = score_rows();
+  if (passing < shortlist && done < terms.size()) {  // too few: take the common terms too
     for (; done < terms.size(); ++done) accumulate(terms[done]);
-    collect();
+    passing = score_rows();
   }
+  // The shortlist: the best `shortlist` scores, partitioned among the rows at or above the
+  // sampled floor, or among all when fewer reach it.
+  std::vector<std::pair<float, uint32_t>> scored;
+  auto gather = [&](float floor) {
+    scored.clear();
+    const float lo = std::max(floor, 0.0f);  // -1 marks the rows left out
+    const float* sc = score_.data();
+    const uint32_t n = static_cast<uint32_t>(score_.size());
+    for (uint32_t r = 0; r < n; ++r)
+      if (sc[r] >= lo) scored.push_back({sc[r], r});
+  };
+  float floor = shortlist_floor(score_, passing, shortlist);
+  gather(floor);
+  if (scored.size() < shortlist && floor > 0.0f) gather(-1.0f);
   if (scored.size() > shortlist) {
     std::nth_element(scored.begin(), scored.begin() + static_cast<long>(shortlist), scored.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
+                     [](const auto& x, const auto& y) { return x.first > y.first; });
     scored.resize(shortlist);
   }
   std::vector<uint32_t> cand;
@@ -164,7 +207,7 @@ std::vector<SimilarityIndex::Hit> SimilarityIndex::search(const TermVector& q,
   std::vector<Hit> hits = exact(q, cand, k);
   if (hits.size() < k) {  // pad with rows sharing nothing with the query, by id
     for (size_t r = 0; r < rows_.size() && hits.size() < k; ++r)
-      if (acc_[r] == 0.0f && pass(rows_[r])) hits.push_back({rows_[r].id, 0.0});
+      if (acc_[r] == 0.0f && pass(keys_[r])) hits.push_back({rows_[r].id, 0.0});
   }
   return hits;
 }
@@ -180,7 +223,7 @@ std::vector<SimilarityIndex::Hit> SimilarityIndex::brute_force_top(const TermVec
   RowFilter pass = resolve(f);
   std::vector<uint32_t> all;
   for (size_t i = 0; i < rows_.size(); ++i)
-    if (pass(rows_[i])) all.push_back(static_cast<uint32_t>(i));
+    if (pass(keys_[i])) all.push_back(static_cast<uint32_t>(i));
   return exact(q, all, k);
 }
 

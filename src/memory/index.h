@@ -6,17 +6,17 @@
 //  1. accumulate dot products over the postings of the query's terms, skipping terms that
 //     occur in more than half of a bank of over 2000 items (idf <= ln 2 + 1, against ~10 for
 //     a rare term, and the longest postings) unless that leaves fewer than the shortlist
-//     touched;
-//     divide by each row's cached norm;
-//  2. re-rank the best max(4k, k+64) by the exact cosine under the current document
-//     frequencies, every query term included.
+//     touched; times each row's cached inverse norm, in one branch-free pass over the rows;
+//  2. the shortlist, the best max(4k, k+64) of those scores: partitioned among the rows at or
+//     above a floor sampled from every 16th row (about twice the shortlist reach it), or among
+//     all touched rows when fewer reach it, so it is the set a full partition would give;
+//  3. re-rank the shortlist by the exact cosine under the current document frequencies, every
+//     query term included.
 // Cached norms use the document frequencies of the moment they were computed and are all
 // recomputed once the bank has grown by a tenth; the re-rank is always current. Inside, each
 // term also has a dense id with its document frequency in a flat array, so that the re-rank's
 // idf of every row term is two array reads, not a hash lookup (the same float as
-// DocFreq::idf). When no more
-// rows than the shortlist pass the filter, each is scored exactly. Rows with similarity 0 rank
-// last, by id, as in the brute-force scan.
+// DocFreq::idf). Rows with similarity 0 rank last, by id, as in the brute-force scan.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -58,11 +58,14 @@ class SimilarityIndex {
  private:
   struct Row {
     int64_t id;
-    ItemKind kind;
-    uint32_t backend;  // interned
-    uint32_t task;     // interned
     TermVector terms;
     std::vector<uint32_t> dense;  // terms[i]'s dense id
+  };
+  // What a filter reads of a row, apart from the row: a search tests it for every touched row.
+  struct RowKey {
+    uint32_t backend;  // interned
+    uint32_t task;     // interned
+    ItemKind kind;
   };
   struct Posting {
     uint32_t row;
@@ -73,9 +76,11 @@ class SimilarityIndex {
     uint32_t backend = UINT32_MAX, exclude = UINT32_MAX, only_task = UINT32_MAX;
     unsigned kinds = 0;  // bit per ItemKind
     bool none = false;   // the backend is unknown: nothing passes
-    bool operator()(const Row& r) const {
-      return !none && r.backend == backend && r.task != exclude &&
-             (only_task == UINT32_MAX || r.task == only_task) && (kinds >> unsigned(r.kind) & 1u);
+    bool operator()(const RowKey& r) const {
+      // & rather than &&: evaluated for every touched row, branch-free.
+      return !none & (r.backend == backend) & (r.task != exclude) &
+             ((only_task == UINT32_MAX) | (r.task == only_task)) &
+             bool(kinds >> unsigned(r.kind) & 1u);
     }
   };
   uint32_t intern(const std::string& s);
@@ -85,11 +90,14 @@ class SimilarityIndex {
   std::vector<Hit> exact(const TermVector& q, const std::vector<uint32_t>& rows, size_t k) const;
 
   std::vector<Row> rows_;
+  std::vector<RowKey> keys_;  // keys_[i] of rows_[i]
   std::unordered_map<uint32_t, std::vector<Posting>> postings_;
   std::vector<float> norms_;     // cached TF-IDF norm per row
+  std::vector<float> inv_norms_;  // 1 / norms_ (0 where the norm is 0)
   size_t normed_ = 0;            // rows with a cached norm
   size_t normed_at_docs_ = 0;    // bank size when all norms were last recomputed
   std::vector<float> acc_;       // scratch accumulator, one per row
+  std::vector<float> score_;     // scratch approximate score, one per row
   DocFreq df_;
   std::unordered_map<uint32_t, uint32_t> dense_of_;  // term -> dense id
   std::vector<uint32_t> dense_df_;                   // dense id -> document frequency

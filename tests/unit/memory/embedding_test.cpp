@@ -82,9 +82,12 @@ TEST(SimilarityIndex, TopMatchesBruteForceOnALargeBank) {
   for (int i = 0; i < 3000; ++i)
     ix.add(i + 1, i % 2 ? ItemKind::Trace : ItemKind::Experience, "cpu", "t" + std::to_string(i % 37),
            terms(doc(60)));
-  SimilarityIndex::Filter f{"cpu", {}, ""};
+  // All rows, then half of them (the shortlist's sampled floor sees the others as left out).
+  std::vector<SimilarityIndex::Filter> filters = {{"cpu", {}, ""},
+                                                  {"cpu", {ItemKind::Trace}, "t3"}};
   int agree = 0, total = 0;
-  for (int q = 0; q < 20; ++q) {
+  for (int q = 0; q < 40; ++q) {
+    const SimilarityIndex::Filter& f = filters[static_cast<size_t>(q % 2)];
     TermVector qv = terms(doc(40));
     auto fast = ix.top(qv, f, 30), slow = ix.brute_force_top(qv, f, 30);
     ASSERT_EQ(fast.size(), 30u);
