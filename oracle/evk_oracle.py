@@ -364,6 +364,15 @@ def _fit_candidates(consts):
             yield tuple(groups[v])
 
 
+def _torch_version_hint(e):
+    """What to do when the task calls a part of torch this PyTorch lacks (level 1's
+    ScaledDotProductAttention on 1.13): the file is fine, the oracle's PyTorch is old."""
+    if isinstance(e, AttributeError) and str(e).startswith("module 'torch"):
+        return (f" (this oracle's PyTorch is {torch.__version__}, which lacks it: point "
+                "oracle.python at an interpreter with a newer torch, or leave the task out)")
+    return ""
+
+
 def fit(mod, max_elements, max_gflop=0.0):
     """Shrinks the task's size constants until its elements (inputs, parameters, buffers) and
     the FLOPs of one forward are within the bounds. Each step halves the first candidate
@@ -386,7 +395,8 @@ def fit(mod, max_elements, max_gflop=0.0):
     except _Timeout:
         raise
     except Exception as e:
-        raise TaskError(f"building the model and running forward raised {type(e).__name__}: {e}")
+        raise TaskError(f"building the model and running forward raised {type(e).__name__}: {e}"
+                        + _torch_version_hint(e))
     facts = {"elements": [n, n], "flops": [f, f], "measured_on": "meta" if meta else "cpu"}
     over = _over(n, f, max_elements, max_flops)
     while over > 1:

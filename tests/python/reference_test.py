@@ -3,7 +3,9 @@
 upcast model gets wrong, as two KernelBench level-3 problems do: a module reached through a
 closure (MiniGPTBlock's MLP lambda) and a tensor the forward makes itself (LSTM's random
 initial state). Each must give float64 outputs equal to the float32 run within float32's
-precision, and leave the model's own dtypes as they were. Exits 1 on any failure.
+precision, and leave the model's own dtypes as they were. Also: a step past its time limit is
+reported as a timeout, and a task calling a part of torch this PyTorch lacks is told so with
+the version. Exits 1 on any failure.
 
   /usr/bin/python3 tests/python/reference_test.py
 """
@@ -72,6 +74,18 @@ def get_init_inputs():
 '''
 
 
+# A part of torch this PyTorch lacks: the task is fine, the oracle's PyTorch is old.
+NEWER_TORCH = HEAD + '''
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.not_in_this_torch(x)
+def get_inputs():
+    return [torch.randn(4, 16)]
+def get_init_inputs():
+    return []
+'''
+
+
 def load(text, tmp):
     path = os.path.join(tmp, "case.py")
     with open(path, "w") as f:
@@ -127,6 +141,14 @@ def main():
         line = json.loads(r.stdout.strip().splitlines()[-1])
         expect(r.returncode == 3 and line.get("timeout") is True,
                f"the extra sets' time limit is reported as a timeout ({line})")
+
+        _, mod = load(NEWER_TORCH, tmp)
+        try:
+            evk_oracle.fit(mod, 1 << 20)
+            expect(False, "a missing torch function is reported")
+        except evk_oracle.TaskError as e:
+            expect(torch.__version__ in str(e) and "oracle.python" in str(e),
+                   f"a missing torch function names this PyTorch's version ({e})")
 
     print(f"{len(fails)} failed")
     return 1 if fails else 0
