@@ -501,10 +501,14 @@ def float64_forward(model, raw_inputs):
     float64 the default dtype meanwhile. Not a copy: a forward may reach modules through a
     closure that a copy does not follow (KernelBench's MiniGPTBlock calls its MLP through a
     lambda), and tensors it makes itself (an LSTM's random initial state) must be float64 too.
-    float32 -> float64 -> float32 is exact, so the model is unchanged afterwards."""
+    float32 -> float64 -> float32 is exact, so the model is unchanged afterwards. A plain tensor
+    attribute the forward replaces (VanillaRNN's hidden state) is cast back to its dtype too,
+    so that later float32 forwards of a stateful model still run."""
     saved = [(m, kind, name, t.dtype) for m in model.modules()
              for kind, d in (("_parameters", m._parameters), ("_buffers", m._buffers))
              for name, t in d.items() if t is not None]
+    plain = [(m, name, t.dtype) for m in model.modules() for name, t in vars(m).items()
+             if isinstance(t, torch.Tensor)]
     default = torch.get_default_dtype()
     model.double()
     torch.set_default_dtype(torch.float64)
@@ -520,6 +524,10 @@ def float64_forward(model, raw_inputs):
                 t.data = t.data.to(dtype)
             else:
                 m._buffers[name] = t.to(dtype)
+        for m, name, dtype in plain:
+            t = vars(m).get(name)
+            if isinstance(t, torch.Tensor) and t.dtype != dtype:
+                setattr(m, name, t.to(dtype))
 
 
 def _shape_of(a):

@@ -57,6 +57,24 @@ def get_init_inputs():
 '''
 
 
+# A forward that replaces a plain tensor attribute (VanillaRNN's hidden state): after the
+# float64 forward, a float32 forward must still run.
+STATEFUL = HEAD + '''
+class Model(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.lin = nn.Linear(2 * n, n)
+        self.hidden = torch.zeros(4, n)
+    def forward(self, x):
+        self.hidden = torch.tanh(self.lin(torch.cat((x, self.hidden), dim=1)))
+        return self.hidden
+def get_inputs():
+    return [torch.randn(4, 16)]
+def get_init_inputs():
+    return [16]
+'''
+
+
 # Quick for seed 0, slow for every later draw: the reference is made, the extra sets are not.
 SLOW_SETS = HEAD + '''
 import time
@@ -121,6 +139,18 @@ def main():
             after = {k: v.dtype for k, v in model.state_dict().items()}
             expect(after == before, f"{name}: the model's dtypes are unchanged ({after})")
             expect(torch.get_default_dtype() == torch.float32, f"{name}: default dtype restored")
+
+        _, mod = load(STATEFUL, tmp)
+        model = mod.Model(*mod.get_init_inputs()).eval()
+        xs = mod.get_inputs()
+        with torch.no_grad():
+            evk_oracle.float64_forward(model, xs)
+            try:
+                y = model(*xs)
+                expect(y.dtype == torch.float32 and model.hidden.dtype == torch.float32,
+                       "a stateful model's float32 forward after the float64 one is float32")
+            except RuntimeError as e:
+                expect(False, f"a stateful model's float32 forward after the float64 one: {e}")
 
         path, _ = load(CLOSURE, tmp)
         out = os.path.join(tmp, "ref")
