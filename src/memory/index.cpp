@@ -58,10 +58,12 @@ void SimilarityIndex::add(int64_t id, ItemKind kind, const std::string& backend,
 void SimilarityIndex::clear() { *this = SimilarityIndex(); }
 
 void SimilarityIndex::refresh_norms() {
-  norms_.resize(rows_.size());
-  size_t from = normed_;  // the first row whose norm changes
+  inv_norms_.resize(rows_.size());
+  auto inverse = [](double norm) {
+    float n = static_cast<float>(norm);
+    return n > 0 ? 1.0f / n : 0.0f;
+  };
   if (rows_.size() * 10 > normed_at_docs_ * 11 + 160) {
-    from = 0;
     // The idf has drifted: recompute every norm, term by term over the postings so that each
     // idf is computed once.
     std::vector<double> sq(rows_.size(), 0.0);
@@ -69,15 +71,12 @@ void SimilarityIndex::refresh_norms() {
       double idf = df_.idf(term);
       for (const auto& p : list) sq[p.row] += double(p.tf) * p.tf * idf * idf;
     }
-    for (size_t i = 0; i < rows_.size(); ++i) norms_[i] = static_cast<float>(std::sqrt(sq[i]));
+    for (size_t i = 0; i < rows_.size(); ++i) inv_norms_[i] = inverse(std::sqrt(sq[i]));
     normed_at_docs_ = rows_.size();
   } else {
     for (size_t i = normed_; i < rows_.size(); ++i)
-      norms_[i] = static_cast<float>(tfidf_norm(rows_[i].terms, df_));
+      inv_norms_[i] = inverse(tfidf_norm(rows_[i].terms, df_));
   }
-  inv_norms_.resize(rows_.size());
-  for (size_t i = from; i < rows_.size(); ++i)
-    inv_norms_[i] = norms_[i] > 0 ? 1.0f / norms_[i] : 0.0f;
   normed_ = rows_.size();
 }
 

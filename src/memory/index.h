@@ -92,8 +92,7 @@ class SimilarityIndex {
   std::vector<Row> rows_;
   std::vector<RowKey> keys_;  // keys_[i] of rows_[i]
   std::unordered_map<uint32_t, std::vector<Posting>> postings_;
-  std::vector<float> norms_;     // cached TF-IDF norm per row
-  std::vector<float> inv_norms_;  // 1 / norms_ (0 where the norm is 0)
+  std::vector<float> inv_norms_;  // 1 / the cached TF-IDF norm per row (0 where it is 0)
   size_t normed_ = 0;            // rows with a cached norm
   size_t normed_at_docs_ = 0;    // bank size when all norms were last recomputed
   std::vector<float> acc_;       // scratch accumulator, one per row
