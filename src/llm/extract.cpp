@@ -86,14 +86,42 @@ std::vector<Block> blocks_of(const std::string& text) {
   return out;
 }
 
+// Whether `code` defines evk_forward: the name, a balanced parameter list, then (past an
+// optional noexcept) the body's `{`. A call or a declaration is not a definition.
+bool defines_entry(const std::string& code) {
+  static const std::string kEntry = "evk_forward";
+  for (size_t p = code.find(kEntry); p != std::string::npos; p = code.find(kEntry, p + 1)) {
+    if (p > 0 && (std::isalnum(static_cast<unsigned char>(code[p - 1])) || code[p - 1] == '_'))
+      continue;
+    size_t i = code.find_first_not_of(" \t\r\n", p + kEntry.size());
+    if (i == std::string::npos || code[i] != '(') continue;
+    int depth = 0;
+    for (; i < code.size(); ++i) {
+      depth += code[i] == '(' ? 1 : code[i] == ')' ? -1 : 0;
+      if (depth == 0) break;
+    }
+    i = code.find_first_not_of(" \t\r\n", i + 1);
+    if (i != std::string::npos && code.compare(i, 8, "noexcept") == 0)
+      i = code.find_first_not_of(" \t\r\n", i + 8);
+    if (i != std::string::npos && code[i] == '{') return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::optional<std::string> extract_code(const std::string& reply) {
-  auto blocks = blocks_of(reply);
+  // Models asked for one block still send several: the change as a snippet, then the whole
+  // file; the file, then a usage example; a draft, then "the corrected version". Every
+  // backend's kernel defines evk_forward, so the candidate is the last block that defines it:
+  // the model's final word.
+  auto rank = [](const Block& b) { return 2 * defines_entry(b.code) + is_kernel_tag(b.tag); };
+  const auto blocks = blocks_of(reply);
+  const Block* best = nullptr;
   for (const auto& b : blocks)
-    if (is_kernel_tag(b.tag)) return b.code;
-  if (!blocks.empty()) return blocks.front().code;
-  return std::nullopt;
+    if (!best || rank(b) >= rank(*best)) best = &b;
+  if (!best) return std::nullopt;
+  return best->code;
 }
 
 }  // namespace evk

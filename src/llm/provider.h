@@ -97,9 +97,11 @@ std::unique_ptr<Provider> make_provider(const std::string& model, const Config& 
 // Same, with a fresh Accountant built from cfg (budgets llm.budget_*, prices llm.prices).
 std::unique_ptr<Provider> make_provider(const std::string& model, const Config& cfg);
 
-// The candidate in a reply: the first fenced block tagged c/cpp/c++/cuda/cu/opencl/cl (and the
-// cxx/cc/h/hpp aliases); else the first fenced block; else nullopt ("no code block"). An
-// unterminated fence runs to the end of the reply; blocks holding only white space are skipped.
+// The candidate in a reply: of its fenced blocks, those that define evk_forward (the entry of
+// every backend's ABI) before those that do not, then those tagged c/cpp/c++/cuda/cu/opencl/cl
+// (and the cxx/cc/h/hpp aliases) before other tags; of the best such, the last (the model's
+// final version); nullopt when there is no block ("no code block"). An unterminated fence runs
+// to the end of the reply; blocks holding only white space are skipped.
 std::optional<std::string> extract_code(const std::string& reply);
 
 }  // namespace evk

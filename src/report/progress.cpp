@@ -84,10 +84,11 @@ struct ProgressPrinter::State {
     out() << "\r\x1b[2K" << status() << std::flush;
     line_open = true;
   }
-  // A permanent line: above the live status line, or plain.
+  // A permanent line: above the live status line, or plain. Flushed: an overnight run's log
+  // file (stdout not a terminal, so block-buffered) must show each attempt as it ends.
   void print_line(const std::string& line) {
     if (o.live && line_open) out() << "\r\x1b[2K";
-    out() << line << "\n";
+    out() << line << "\n" << std::flush;
     line_open = false;
   }
 };

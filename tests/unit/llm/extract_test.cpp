@@ -9,9 +9,40 @@ TEST(ExtractCode, TaggedBlockWinsOverEarlierUntaggedOne) {
   EXPECT_EQ(extract_code(r).value(), "int f() { return 1; }\n");
 }
 
-TEST(ExtractCode, FirstOfSeveralTaggedBlocks) {
+TEST(ExtractCode, LastOfSeveralTaggedBlocks) {
   std::string r = "```cuda\n__global__ void k() {}\n```\nthen\n```c\nint g;\n```\n";
-  EXPECT_EQ(extract_code(r).value(), "__global__ void k() {}\n");
+  EXPECT_EQ(extract_code(r).value(), "int g;\n");
+}
+
+// Shapes seen from capable models asked for one block: the block defining the entry wins
+// wherever it is, and of two such the later one.
+TEST(ExtractCode, TheBlockDefiningTheEntryWins) {
+  const std::string file =
+      "#include <cstdint>\nextern \"C\" int evk_forward(const float* x, float* y, int64_t n) {\n"
+      "  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0;\n  return 0;\n}\n";
+  std::string snippet_first =
+      "The key change:\n```cpp\ny[i] = x[i] > 0 ? x[i] : 0;\n```\n"
+      "Full file:\n```cpp\n" +
+      file + "```\n";
+  EXPECT_EQ(extract_code(snippet_first).value(), file);
+  std::string usage_after =
+      "```cpp\n" + file +
+      "```\nCall it as:\n```cpp\nint main() {\n"
+      "  if (evk_forward(x, y, n)) { return 1; }\n  evk_forward (x, y, n);\n}\n```\n";
+  EXPECT_EQ(extract_code(usage_after).value(), file);
+  std::string declared_after =
+      "```cpp\n" + file +
+      "```\n```cpp\nextern \"C\" int evk_forward(const float*, float*, long);\n```\n";
+  EXPECT_EQ(extract_code(declared_after).value(), file);
+  std::string untagged_file = "```cpp\n// helper idea\nint h;\n```\n```\n" + file + "```\n";
+  EXPECT_EQ(extract_code(untagged_file).value(), file);
+  std::string corrected =
+      "```cpp\n" + file +
+      "```\nOops, a bug. Corrected:\n```cpp\nint evk_forward(int a) noexcept { return a; }\n```\n";
+  EXPECT_EQ(extract_code(corrected).value(), "int evk_forward(int a) noexcept { return a; }\n");
+  std::string prefixed =
+      "```cpp\n" + file + "```\n```cpp\nint my_evk_forward(int a) { return a; }\n```\n";
+  EXPECT_EQ(extract_code(prefixed).value(), file);
 }
 
 TEST(ExtractCode, EveryKernelTagCounts) {
@@ -21,9 +52,9 @@ TEST(ExtractCode, EveryKernelTagCounts) {
   }
 }
 
-TEST(ExtractCode, FallsBackToFirstBlockOfAnyTag) {
-  std::string r = "```python\nprint(1)\n```\n```text\nnope\n```\n";
-  EXPECT_EQ(extract_code(r).value(), "print(1)\n");
+TEST(ExtractCode, FallsBackToABlockOfAnyTag) {
+  std::string r = "```python\nprint(1)\n```\n```text\nlast\n```\n";
+  EXPECT_EQ(extract_code(r).value(), "last\n");
 }
 
 TEST(ExtractCode, NoBlockIsNullopt) {
