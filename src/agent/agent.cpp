@@ -27,6 +27,7 @@ struct Agent::TaskContext {
   std::vector<PromptAttempt> shown;    // earlier attempts shown (draft)
   const Attempt* start = nullptr;      // refine: the chosen start point
   std::string prompt;
+  int index = 0, count = 0;  // the task's place in the run, for events
 
   const Attempt* best() const {  // fastest feasible
     const Attempt* b = nullptr;
@@ -188,6 +189,8 @@ void Agent::episode(const TaskInfo& task, int index, int count) {
   std::optional<TaskContext> prepared = prepare(task, index, count, made > 0);
   if (!prepared) return;
   TaskContext& tc = *prepared;
+  tc.index = index;
+  tc.count = count;
   if (listener_) listener_({task.id, index, count, nullptr, "task_start", ""});
   for (int idx = static_cast<int>(tc.attempts.size()) + 1; idx <= opt_.budget; ++idx) {
     bool drafting = !opt_.method.refine_stage || !tc.best();
@@ -304,11 +307,23 @@ void Agent::ask_and_verify(TaskContext& tc, Attempt& a, std::string prompt,
   a.completion_tokens = c.usage.completion_tokens;
   a.cost_usd = c.cost_usd;
   a.llm_s = c.latency_s;
+  // The server stopped at max_tokens: a reasoning model can spend them all before the code, or
+  // the code itself can be cut. The model is told in its feedback, the user once per run.
+  const bool cut = c.finish_reason == "length";
+  if (cut && listener_ && !cut_warned_.exchange(true))
+    listener_({a.task, tc.index, tc.count, nullptr, "task_warning",
+               fmt::format("a reply stopped at the token limit (llm.max_tokens = {}, finish_reason "
+                           "length): raise llm.max_tokens, or lower the model's reasoning effort",
+                           co.max_tokens)});
+  const std::string cut_note =
+      fmt::format("your reply was cut at the token limit ({} tokens){}: ", co.max_tokens,
+                  c.text.empty() && !c.reasoning.empty() ? ", all of it spent on reasoning" : "");
   auto code = extract_code(c.text);
   if (!code) {
     a.verdict.category = Category::NoCode;
-    a.verdict.feedback =
-        "the reply held no fenced code block: answer with the whole source in one ```cpp block";
+    a.verdict.feedback = (cut ? cut_note + "it held no fenced code block. Reason less, and "
+                              : "the reply held no fenced code block: ") +
+                         std::string("answer with the whole source in one ```cpp block");
     return;
   }
   a.code = *code;
@@ -318,6 +333,10 @@ void Agent::ask_and_verify(TaskContext& tc, Attempt& a, std::string prompt,
     a.verify_s += a.verdict.wall_s;
     if (a.verdict.category != Category::Infra || tries >= opt_.infra_retries) break;
   }
+  if (cut && !a.verdict.feasible)
+    a.verdict.feedback = cut_note +
+                         "the source may be incomplete; write it with less text around it.\n" +
+                         a.verdict.feedback;
 }
 
 // An attempt's end, as in the paper's loop: its reward, what is learned from it (Q), what is

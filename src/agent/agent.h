@@ -134,6 +134,7 @@ class Agent {
   Memory memory_;
   AttemptLog log_;
   std::mutex writer_;  // the single writer: retrieval and commits of all tasks go through it
+  std::atomic<bool> cut_warned_{false};  // a reply cut at max_tokens was reported to the user
 };
 
 }  // namespace evk

@@ -26,13 +26,13 @@ Behavior parse_behavior(const std::string& spec) {
     b.status = std::stoi(head);
     b.retry_after = arg;
   } else if (head == "ok" || head == "malformed" || head == "truncated" || head == "reset" ||
-             head == "empty" || head == "no_usage" || head == "reasoning") {
+             head == "empty" || head == "no_usage" || head == "reasoning" || head == "length") {
     b.kind = head;
     if (!arg.empty()) b.delay_s = std::stod(arg);
   } else {
     throw std::invalid_argument("unknown behaviour '" + spec +
                                 "' (ok, delay:S, STATUS[:RETRY_AFTER], malformed, truncated, "
-                                "reset, empty, no_usage, reasoning)");
+                                "reset, empty, no_usage, reasoning, length)");
   }
   return b;
 }
@@ -252,7 +252,7 @@ void FakeOpenAI::handle_chat(const httplib::Request& req, httplib::Response& res
   }
 
   std::string text = b.text;
-  if (text.empty()) {
+  if (text.empty() && b.kind != "length") {
     std::string last;
     if (body.contains("messages") && body["messages"].is_array() && !body["messages"].empty())
       last = body["messages"].back().value("content", "");
@@ -262,14 +262,20 @@ void FakeOpenAI::handle_chat(const httplib::Request& req, httplib::Response& res
   int64_t prompt = prompt_tokens_of(body);
   int64_t completion = static_cast<int64_t>(text.size()) / 4 + 1;
   json message = {{"role", "assistant"}, {"content", text}};
-  if (b.kind == "reasoning") message["reasoning_content"] = "Let me think about the loop order.";
-  json reply = {{"id", "chatcmpl-fake-" + std::to_string(n)},
-                {"object", "chat.completion"},
-                {"created", 1700000000},
-                {"model", model},
-                {"choices", json::array({{{"index", 0}, {"message", message}, {"finish_reason", "stop"}}})},
-                {"usage", {{"prompt_tokens", prompt}, {"completion_tokens", completion},
-                           {"total_tokens", prompt + completion}}}};
+  if (b.kind == "reasoning" || (b.kind == "length" && text.empty()))
+    message["reasoning_content"] = "Let me think about the loop order.";
+  json reply = {
+      {"id", "chatcmpl-fake-" + std::to_string(n)},
+      {"object", "chat.completion"},
+      {"created", 1700000000},
+      {"model", model},
+      {"choices", json::array({{{"index", 0},
+                                {"message", message},
+                                {"finish_reason", b.kind == "length" ? "length" : "stop"}}})},
+      {"usage",
+       {{"prompt_tokens", prompt},
+        {"completion_tokens", completion},
+        {"total_tokens", prompt + completion}}}};
   if (b.kind == "empty") reply["choices"] = json::array();
   if (b.kind == "no_usage") reply.erase("usage");
   std::string out = reply.dump();

@@ -37,6 +37,8 @@ struct Behavior {
   // "empty"      200 with "choices": []
   // "no_usage"   a normal reply without the usage object (llama.cpp-style servers of old)
   // "reasoning"  a normal reply plus message.reasoning_content (DeepSeek-style)
+  // "length"     stopped at max_tokens: finish_reason "length", `text` as given (empty: no
+  //              content at all, the tokens spent in reasoning_content)
   std::string kind = "ok";
   double delay_s = 0;  // wait before answering (past the client's timeout: a timeout)
   int status = 200;
@@ -45,7 +47,7 @@ struct Behavior {
 };
 
 // "ok", "delay:1.5" (ok after 1.5 s), "429", "429:2" (Retry-After: 2), "500", "malformed",
-// "truncated", "reset", "empty", "no_usage", "reasoning". Throws std::invalid_argument.
+// "truncated", "reset", "empty", "no_usage", "reasoning", "length". Throws std::invalid_argument.
 Behavior parse_behavior(const std::string& spec);
 
 struct ServerOptions {

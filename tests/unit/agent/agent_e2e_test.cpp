@@ -44,6 +44,13 @@ fake::Behavior reply(const std::string& text) {
   return b;
 }
 
+// A reply the server stopped at max_tokens (finish_reason "length").
+fake::Behavior cut_reply(const std::string& text) {
+  fake::Behavior b = reply(text);
+  b.kind = "length";
+  return b;
+}
+
 class AgentE2E : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -173,6 +180,59 @@ TEST_F(AgentE2E, DraftsThenRefinesAndLearns) {
   EXPECT_EQ(m.failures.at(Category::Mismatch), 2);
   EXPECT_EQ(m.failures.at(Category::NoCode), 1);
   EXPECT_EQ(server.requests(), 10);
+}
+
+// A reasoning model at a low max_tokens: its replies stop at the limit. The model is told so in
+// the next prompt (not just "no code" or a compile error), the user once per run, and a reply
+// whose code block was complete before the cut is verified as usual.
+TEST_F(AgentE2E, RepliesCutAtTheTokenLimitAreToldAsSuch) {
+  fake::FakeOpenAI server;
+  const std::string half = kFastRelu.substr(0, kFastRelu.size() / 2);  // inside the fence
+  server.script({cut_reply(""), cut_reply(half), cut_reply(kFastRelu + "\nThis kernel keeps NaN")});
+  Config cfg;
+  cfg.set("llm.base_url", server.base_url(), "test");
+  cfg.set("llm.retries", "0", "test");
+  Suite suite = load_suite(*ws_, (data_root() / "tests/data/agent_suite").string(), 0);
+  AgentOptions opt;
+  opt.method = method_by_name("evokernel");
+  opt.budget = 3;
+  opt.prompt_dir = data_root() / "prompts";
+  opt.completion.max_tokens = 1234;
+  opt.verify = verify_options(cfg);
+  opt.verify.seeds = 2;
+  opt.verify.timing_budget_ms = 100;
+  opt.oracle = oracle_options(cfg);
+  opt.oracle.timing_runs = 5;
+  opt.memory = memory_params(cfg);
+  auto llm = make_provider("openai:fake", cfg);
+  auto backend = make_backend("cpu");
+  Verifier verifier(*ws_, opt.oracle);
+  Workspace run_ws(root_ / "runs" / "1");
+  std::vector<std::string> warnings;
+  Agent agent(*ws_, run_ws, *llm, verifier, *backend, opt, [&](const AgentEvent& e) {
+    if (e.kind == "task_warning") warnings.push_back(e.reason);
+  });
+  agent.run({&suite.tasks[0]});
+
+  auto attempts = agent.log().all();
+  ASSERT_EQ(attempts.size(), 3u);
+  EXPECT_EQ(attempts[0].verdict.category, Category::NoCode);
+  EXPECT_NE(attempts[0].verdict.feedback.find(
+                "cut at the token limit (1234 tokens), all of it spent on reasoning"),
+            std::string::npos)
+      << attempts[0].verdict.feedback;
+  EXPECT_EQ(attempts[1].verdict.category, Category::Compile);
+  EXPECT_EQ(
+      attempts[1].verdict.feedback.rfind(
+          "your reply was cut at the token limit (1234 tokens): the source may be incomplete", 0),
+      0u)
+      << attempts[1].verdict.feedback;
+  EXPECT_NE(attempts[1].prompt.find("all of it spent on reasoning"), std::string::npos)
+      << "the next prompt shows the model why its last reply had no code";
+  EXPECT_EQ(attempts[2].verdict.category, Category::Ok) << attempts[2].verdict.feedback;
+  EXPECT_EQ(attempts[2].verdict.feedback.find("cut at the token limit"), std::string::npos);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("llm.max_tokens = 1234"), std::string::npos) << warnings[0];
 }
 
 }  // namespace
