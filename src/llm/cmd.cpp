@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "core/process.h"
-#include "llm/openai.h"  // estimate_usage
+#include "llm/openai.h"  // estimate_usage, split_think
 
 namespace evk {
 namespace fs = std::filesystem;
@@ -159,7 +159,8 @@ Completion CmdProvider::complete(const std::vector<Message>& messages,
     } else {
       Completion c;
       c.text = r.out;
-      c.usage = estimate_usage(messages, c.text);
+      split_think(c);
+      c.usage = estimate_usage(messages, c.reasoning + c.text);
       c.latency_s = r.wall_s;
       c.finish_reason = "stop";
       c.model = name();

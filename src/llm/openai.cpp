@@ -139,8 +139,7 @@ static std::string content_text(const json& content) {
   return out;  // null content (e.g. all tokens spent reasoning) is an empty answer
 }
 
-// A leading <think>...</think> (reasoning models served without a reasoning parser).
-static void split_think(Completion& c) {
+void split_think(Completion& c) {
   size_t b = c.text.find_first_not_of(" \t\r\n");
   if (b == std::string::npos || c.text.compare(b, 7, "<think>") != 0) return;
   size_t end = c.text.find("</think>", b + 7);

@@ -68,6 +68,10 @@ class OpenAIProvider final : public Provider {
 Completion parse_chat_completion(const std::string& body, const std::string& requested_model,
                                  const std::vector<Message>& messages);
 
+// Moves a leading <think>...</think> of c.text (a reasoning model served without a reasoning
+// parser, or a local CLI printing its thoughts) into c.reasoning.
+void split_think(Completion& c);
+
 // Prompt/completion tokens from characters, about 4 per token, for servers without usage.
 Usage estimate_usage(const std::vector<Message>& messages, const std::string& reply);
 

@@ -75,6 +75,18 @@ TEST_F(CmdProviderTest, ReplyWithCodeIsExtracted) {
   EXPECT_NE(code->find("evk_forward"), std::string::npos);
 }
 
+// A local CLI that prints its thoughts first (a reasoning model without a reasoning parser):
+// they become the reasoning, not the answer, as from an HTTP endpoint.
+TEST_F(CmdProviderTest, LeadingThinkTagsAreReasoningNotTheReply) {
+  fs::path tool = dir_ / "thinker.sh";
+  std::ofstream(tool) << "cat > /dev/null\nprintf '<think>\\n```cpp\\nwrong\\n```\\n</think>\\n\\n"
+                         "```cpp\\nright\\n```\\n'\n";
+  Completion c = make_provider("cmd:/bin/sh " + tool.string(), cfg_)->complete(chat("x"), {});
+  EXPECT_EQ(c.text, "```cpp\nright\n```\n");
+  EXPECT_NE(c.reasoning.find("wrong"), std::string::npos);
+  EXPECT_EQ(extract_code(c.text).value(), "right\n");
+}
+
 TEST_F(CmdProviderTest, FailureIsRetriedThenSucceeds) {
   cfg_.set("llm.retries", "2", "test");
   auto p = provider("fail-first " + (dir_ / "counter").string());
