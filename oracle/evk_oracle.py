@@ -67,8 +67,20 @@ class _Timeout(BaseException):
     pass
 
 
+def _timeout_advice(facts):
+    """What to do about a step past its limit. Lowering the bounds only helps a task that
+    fitting could shrink: one whose sizes are literals inside Model stays as large."""
+    if facts and facts.get("within_bounds") is False:
+        return (f"it stays over the bounds after fitting, {facts['elements'][1]:,} elements and "
+                f"{facts['flops'][1] / 1e9:.1f} GFLOP, because its sizes are written inside "
+                "Model where fitting cannot change them: raise oracle.timeout_s, or leave the "
+                "task out")
+    return "an infinite loop, or too large: lower --max-gflop / --max-elements or raise " \
+           "oracle.timeout_s"
+
+
 @contextlib.contextmanager
-def time_limit(seconds, what):
+def time_limit(seconds, what, facts=None):
     def handler(signum, frame):
         raise _Timeout()
     old = signal.signal(signal.SIGALRM, handler)
@@ -76,9 +88,7 @@ def time_limit(seconds, what):
     try:
         yield
     except _Timeout:
-        raise TaskTimeout(f"{what} did not finish within {seconds} s (an infinite loop, or "
-                          "too large: lower --max-gflop / --max-elements or raise "
-                          "oracle.timeout_s)")
+        raise TaskTimeout(f"{what} did not finish within {seconds} s ({_timeout_advice(facts)})")
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
@@ -642,7 +652,7 @@ def reference(path, seed, out_dir, max_elements, threads, timing_runs, timeout, 
     with time_limit(timeout, "fitting the task"):
         fitted, facts = fit(mod, max_elements, max_gflop)
         n_in = count_input_elements(mod)
-    with time_limit(timeout, "building the model and running forward"):
+    with time_limit(timeout, "building the model and running forward", facts):
         torch.manual_seed(seed)
         try:
             init = mod.get_init_inputs()
@@ -711,7 +721,7 @@ def reference(path, seed, out_dir, max_elements, threads, timing_runs, timeout, 
         "atol": tolerance(mod, "ATOL"),
         "rtol": tolerance(mod, "RTOL"),
     }
-    with time_limit(max(timeout, 60), "timing the PyTorch baseline"):
+    with time_limit(max(timeout, 60), "timing the PyTorch baseline", facts):
         meta["eager"] = eager_latency(model, raw_inputs, timing_runs, threads)
     meta["ref_s"] = time.perf_counter() - started
     os.makedirs(out_dir, exist_ok=True)
@@ -973,11 +983,11 @@ def extra_sets(path, out_dir, seeds, variants, max_elements, threads, timeout, m
     torch.set_num_threads(threads)
     mod = load_module(path, timeout)
     with time_limit(timeout, "get_inputs"):
-        fit(mod, max_elements, max_gflop)  # the reference's own fitting: same shapes
+        _, facts = fit(mod, max_elements, max_gflop)  # the reference's own fitting: same shapes
     rng = random.SystemRandom()  # positions a kernel's author cannot predict
     gen = torch.Generator().manual_seed(rng.randrange(1 << 62))
     report = {"written": [], "skipped": {}}
-    with time_limit(max(timeout, 60), "computing the extra input sets"):
+    with time_limit(max(timeout, 60), "computing the extra input sets", facts):
         jobs = [("edge", lambda d: edge_set(mod, path, d, gen)),
                 ("shape2", lambda d: shape2_set(mod, path, d))]
         jobs += [(f"variant{k}", lambda d, k=k: variant_set(mod, path, d, k, seeds, rng))

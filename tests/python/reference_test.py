@@ -4,7 +4,8 @@ upcast model gets wrong, as two KernelBench level-3 problems do: a module reache
 closure (MiniGPTBlock's MLP lambda) and a tensor the forward makes itself (LSTM's random
 initial state). Each must give float64 outputs equal to the float32 run within float32's
 precision, and leave the model's own dtypes as they were. Also: a step past its time limit is
-reported as a timeout, and a task calling a part of torch this PyTorch lacks is told so with
+reported as a timeout, with advice that fits the task (lower the bounds, or, for a task that
+stays over them, raise the time limit), and a task calling a part of torch this PyTorch lacks is told so with
 the version. Exits 1 on any failure.
 
   /usr/bin/python3 tests/python/reference_test.py
@@ -14,6 +15,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "oracle"))
@@ -90,6 +92,14 @@ def get_inputs():
 def get_init_inputs():
     return []
 '''
+
+
+# The same, with a parameter whose size is a literal: fitting cannot bring it within the bounds.
+SLOW_SETS_OVER = SLOW_SETS.replace("    def forward(self, x):",
+                                   "    def __init__(self):\n"
+                                   "        super().__init__()\n"
+                                   "        self.w = nn.Parameter(torch.ones(64, 16))\n"
+                                   "    def forward(self, x):")
 
 
 # A part of torch this PyTorch lacks: the task is fine, the oracle's PyTorch is old.
@@ -171,6 +181,20 @@ def main():
         line = json.loads(r.stdout.strip().splitlines()[-1])
         expect(r.returncode == 3 and line.get("timeout") is True,
                f"the extra sets' time limit is reported as a timeout ({line})")
+        expect("lower --max-gflop" in line.get("error", ""),
+               f"a task fitting could shrink is told to lower the bounds ({line})")
+        # One that stays over the bounds is told that lowering them will not help.
+        _, mod = load(SLOW_SETS_OVER, tmp)
+        _, facts = evk_oracle.fit(mod, 100)
+        try:
+            with evk_oracle.time_limit(1, "a step", facts):
+                time.sleep(5)
+            err = ""
+        except evk_oracle.TaskTimeout as e:
+            err = str(e)
+        expect("stays over the bounds" in err and "1,088 elements" in err
+               and "raise oracle.timeout_s" in err and "lower --max-gflop" not in err,
+               f"a task over the bounds is told to raise the time limit ({err})")
 
         _, mod = load(NEWER_TORCH, tmp)
         try:
