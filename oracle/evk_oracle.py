@@ -475,7 +475,9 @@ def tolerance(mod, name):
 
 def tensor_entry(name, t, role):
     if t.dtype not in DTYPES:
-        raise TaskError(f"{name} has dtype {t.dtype}, which evokernel does not support")
+        known = ", ".join(str(d).replace("torch.", "") for d in DTYPES)
+        raise TaskError(f"{name} has dtype {t.dtype}, which evokernel does not support (it "
+                        f"supports {known}): make the task's tensors one of these")
     return {"name": name, "role": role, "dtype": DTYPES[t.dtype], "shape": list(t.shape)}
 
 
