@@ -120,8 +120,10 @@ std::optional<std::string> extract_code(const std::string& reply) {
   const Block* best = nullptr;
   for (const auto& b : blocks)
     if (!best || rank(b) >= rank(*best)) best = &b;
-  if (!best) return std::nullopt;
-  return best->code;
+  if (best) return best->code;
+  // No fence at all: a model told to answer with code only may send the bare file.
+  if (defines_entry(reply)) return reply;
+  return std::nullopt;
 }
 
 }  // namespace evk

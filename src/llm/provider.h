@@ -100,8 +100,9 @@ std::unique_ptr<Provider> make_provider(const std::string& model, const Config& 
 // The candidate in a reply: of its fenced blocks, those that define evk_forward (the entry of
 // every backend's ABI) before those that do not, then those tagged c/cpp/c++/cuda/cu/opencl/cl
 // (and the cxx/cc/h/hpp aliases) before other tags; of the best such, the last (the model's
-// final version); nullopt when there is no block ("no code block"). An unterminated fence runs
-// to the end of the reply; blocks holding only white space are skipped.
+// final version). Without any block, the whole reply when it defines evk_forward (a bare
+// file), else nullopt ("no code block"). An unterminated fence runs to the end of the reply;
+// blocks holding only white space are skipped.
 std::optional<std::string> extract_code(const std::string& reply);
 
 }  // namespace evk

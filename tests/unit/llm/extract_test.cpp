@@ -57,6 +57,12 @@ TEST(ExtractCode, FallsBackToABlockOfAnyTag) {
   EXPECT_EQ(extract_code(r).value(), "last\n");
 }
 
+TEST(ExtractCode, ABareFileDefiningTheEntryIsTheCode) {
+  std::string bare = "#include <cstdint>\nextern \"C\" int evk_forward(int a) {\n  return a;\n}\n";
+  EXPECT_EQ(extract_code(bare).value(), bare);
+  EXPECT_FALSE(extract_code("Call evk_forward(x) once per batch.").has_value());
+}
+
 TEST(ExtractCode, NoBlockIsNullopt) {
   EXPECT_FALSE(extract_code("I cannot write that kernel.").has_value());
   EXPECT_FALSE(extract_code("").has_value());
