@@ -22,13 +22,15 @@ const std::vector<ConfigKey>& config_keys() {
       {"tasks.max_gflop", "4",
        "fit tasks so that one forward does at most this many GFLOP (0: no compute bound)"},
       {"oracle.timeout_s", "120",
-       "time limit of one oracle run, seconds (a task past it is skipped, with the reason)"},
+       "time limit of one reference and of each extra input set, seconds (a task past it is "
+       "skipped, with the reason)"},
       {"oracle.timing_runs", "20", "timed eager forward calls for the PyTorch baseline"},
       {"oracle.python", "/usr/bin/python3", "Python interpreter with torch importable"},
       // Verifier
       {"verify.threads", "1", "threads for candidates and the PyTorch baseline alike"},
       {"verify.seeds", "3", "seeds (fresh inputs) checked for correctness"},
-      {"verify.edge_set", "true", "also check an edge-case input set (+-0, subnormals, large values, NaN)"},
+      {"verify.edge_set", "true",
+       "also check an edge-case input set (+-0, subnormals, large values, NaN)"},
       {"verify.second_shape", "true", "also check a second, smaller shape with odd extents"},
       {"verify.atol", "0.01", "absolute tolerance of the allclose check"},
       {"verify.rtol", "0.01", "relative tolerance of the allclose check"},

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "core/config.h"
 #include "core/error.h"
 #include "core/hash.h"
@@ -152,7 +154,8 @@ ExtraSets oracle_extra_sets(Workspace& ws, const TaskInfo& task, int seeds, int 
                                      "--timeout", fmt::format("{}", opt.timeout_s),
                                      task.path.string()};
     ProcessOptions po;
-    po.timeout_s = opt.timeout_s + 60;
+    // The oracle gives each set (edge, shape2, the variants) a reference's time limit.
+    po.timeout_s = std::max(opt.timeout_s, 60.0) * (2 + variants) + 60;
     po.env["OMP_NUM_THREADS"] = std::to_string(opt.threads);
     ProcessResult r = run_process(argv, po);
     if (!r.ok()) {

@@ -87,7 +87,7 @@ class Model(nn.Module):
 def get_inputs():
     calls[0] += 1
     if calls[0] > 1:
-        time.sleep(30)
+        time.sleep(100)  # past the 60 s floor of each set's limit
     return [torch.randn(4, 16)]
 def get_init_inputs():
     return []
