@@ -152,6 +152,25 @@ TEST(Sim, UnknownOperatorCallsAHelperThatDoesNotExist) {
   EXPECT_NE(r.find("evk_LSTM_kernel(in, out)"), std::string::npos);
 }
 
+// The sim runs in the agent's process: a graph it models wrongly (here a cat of parts of
+// different ranks, as its view of level-3 28_VisionTransformer had) must give an unknown op,
+// never an index past a shape's end (that run ended in a segfault).
+TEST(Sim, CatOfPartsOfDifferentRanksIsAnUnknownOp) {
+  std::string ops =
+      "- %x = placeholder x args=() kwargs={} -> [4, 8]\n"
+      "- %p = get_attr p args=() kwargs={} -> [8]\n"
+      "- %cat = call_function cat args=([x, p],) kwargs={'dim': 1} -> [4, 16]\n"
+      "- %output = output output args=(cat,) kwargs={} -> [4, 16]\n";
+  SimOptions clean;
+  clean.pitfalls = false;
+  std::string r =
+      sim_reply(prompt("- in[0] in.0: input F32 [4, 8]\n- in[1] param.p: param F32 [8]\n"
+                       "- out[0] out.0: output F32 [4, 16]\n",
+                       ops),
+                1, clean);
+  EXPECT_NE(r.find("evk_cat_kernel("), std::string::npos) << r;
+}
+
 TEST(Sim, RefiningKeepsTheStartPointsMovesAndAddsOne) {
   SimOptions clean;
   clean.pitfalls = false;
