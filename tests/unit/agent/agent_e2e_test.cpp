@@ -51,6 +51,21 @@ fake::Behavior cut_reply(const std::string& text) {
   return b;
 }
 
+// The evokernel method at `budget`, verifying with 2 seeds and a short timing budget.
+AgentOptions e2e_options(const Config& cfg, int budget) {
+  AgentOptions opt;
+  opt.method = method_by_name("evokernel");
+  opt.budget = budget;
+  opt.prompt_dir = data_root() / "prompts";
+  opt.verify = verify_options(cfg);
+  opt.verify.seeds = 2;
+  opt.verify.timing_budget_ms = 200;
+  opt.oracle = oracle_options(cfg);
+  opt.oracle.timing_runs = 5;
+  opt.memory = memory_params(cfg);
+  return opt;
+}
+
 class AgentE2E : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -82,17 +97,8 @@ TEST_F(AgentE2E, DraftsThenRefinesAndLearns) {
   Suite suite = load_suite(*ws_, (data_root() / "tests/data/agent_suite").string(), 0);
   ASSERT_EQ(suite.tasks.size(), 2u);
 
-  AgentOptions opt;
-  opt.method = method_by_name("evokernel");
-  opt.budget = 5;
+  AgentOptions opt = e2e_options(cfg, 5);
   opt.seed = 7;
-  opt.prompt_dir = data_root() / "prompts";
-  opt.verify = verify_options(cfg);
-  opt.verify.seeds = 2;
-  opt.verify.timing_budget_ms = 200;
-  opt.oracle = oracle_options(cfg);
-  opt.oracle.timing_runs = 5;
-  opt.memory = memory_params(cfg);
   opt.memory.epsilon = 0;  // greedy: the test knows which items are picked from their Q
 
   auto llm = make_provider("openai:fake", cfg);
@@ -193,17 +199,8 @@ TEST_F(AgentE2E, RepliesCutAtTheTokenLimitAreToldAsSuch) {
   cfg.set("llm.base_url", server.base_url(), "test");
   cfg.set("llm.retries", "0", "test");
   Suite suite = load_suite(*ws_, (data_root() / "tests/data/agent_suite").string(), 0);
-  AgentOptions opt;
-  opt.method = method_by_name("evokernel");
-  opt.budget = 3;
-  opt.prompt_dir = data_root() / "prompts";
+  AgentOptions opt = e2e_options(cfg, 3);
   opt.completion.max_tokens = 1234;
-  opt.verify = verify_options(cfg);
-  opt.verify.seeds = 2;
-  opt.verify.timing_budget_ms = 100;
-  opt.oracle = oracle_options(cfg);
-  opt.oracle.timing_runs = 5;
-  opt.memory = memory_params(cfg);
   auto llm = make_provider("openai:fake", cfg);
   auto backend = make_backend("cpu");
   Verifier verifier(*ws_, opt.oracle);
