@@ -993,8 +993,9 @@ def extra_sets(path, out_dir, seeds, variants, max_elements, threads, timeout, m
             ("shape2", lambda d: shape2_set(mod, path, d))]
     jobs += [(f"variant{k}", lambda d, k=k: variant_set(mod, path, d, k, seeds, rng))
              for k in range(variants)]
-    # Each set is about one reference's work (a float32 and a float64 forward), so each gets
-    # the reference's time limit; the client allows for all of them (src/tasks/oracle.cpp).
+    # Each set is at least one reference's work (a float32 and a float64 forward; a variant
+    # up to four such pairs), so each gets the reference's time limit; the client allows for
+    # all of them (src/tasks/oracle.cpp).
     for name, fn in jobs:
         try:
             with time_limit(max(timeout, 60), f"computing the extra input set {name}", facts):

@@ -307,9 +307,9 @@ std::optional<Val> OpCall::concatenate() const {
   }
   Shape ns = parts[0].shape;
   // Shapes the sim cannot model (a part of another rank) are not indexed past their end.
+  if (d < 0 || d >= static_cast<int>(ns.size())) throw Unsupported("cat dim out of range");
   for (const Val& v : parts)
-    if (v.shape.size() != ns.size() || d < 0 || d >= static_cast<int>(ns.size()))
-      throw Unsupported("cat of parts of different ranks");
+    if (v.shape.size() != ns.size()) throw Unsupported("cat of parts of different ranks");
   ns[d] = 0;
   std::vector<int64_t> offs;
   for (const Val& v : parts) {

@@ -49,7 +49,7 @@ Reference oracle_reference(Workspace& ws, const TaskInfo& task, int seed,
 // workspace and cached beside the seeds' references: "edge" (edge values), "shape2" (other,
 // odd extents), "variant<k>" (a seed with a few random positions changed). A kind the task
 // cannot have (no floating inputs, no size constant to change) is left out; `skipped` says why.
-// Each set is about a reference's work and gets oracle.timeout_s (at least 60 s) of its own.
+// Each set is at least a reference's work and gets oracle.timeout_s (at least 60 s) of its own.
 struct ExtraSets {
   std::vector<std::pair<std::string, Reference>> sets;
   std::map<std::string, std::string> skipped;

@@ -5,8 +5,8 @@ closure (MiniGPTBlock's MLP lambda) and a tensor the forward makes itself (LSTM'
 initial state). Each must give float64 outputs equal to the float32 run within float32's
 precision, and leave the model's own dtypes as they were. Also: a step past its time limit is
 reported as a timeout, with advice that fits the task (lower the bounds, or, for a task that
-stays over them, raise the time limit), and a task calling a part of torch this PyTorch lacks is told so with
-the version. Exits 1 on any failure.
+stays over them, raise the time limit), and a task calling a part of torch this PyTorch lacks
+is told so with the version. Exits 1 on any failure.
 
   /usr/bin/python3 tests/python/reference_test.py
 """
