@@ -184,7 +184,7 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
 })";
 }
 
-TEST(Sandbox, ExtraThreadsBuyNoSpeedUp) {
+TEST(SandboxTiming, ExtraThreadsBuyNoSpeedUp) {
   TempDir d("evk-sbx-");
   const fs::path one = build(busy_relu("part(x, y, 0, n);"), d.path() / "one");
   const std::vector<std::string> splits = {
