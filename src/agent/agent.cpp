@@ -284,6 +284,12 @@ Attempt Agent::refine(TaskContext& tc, int idx) {
     context = gather_context(
         tc, query_for(tc, backend_.name(), {ItemKind::BestPractice, ItemKind::Trace}),
         Stage::Refine, idx);
+    // The start point's own trace is shown as the start point, not again as a memory item
+    // (it is credited as the start point below).
+    if (const int64_t own = tc.start->trace_item) {
+      std::erase(context, own);
+      std::erase_if(tc.context, [own](const PromptItem& it) { return it.id == own; });
+    }
   }
   a.start_point = tc.start->id;
   ask_and_verify(tc, a, templates_.refine(prompt_inputs(tc)), context);
@@ -485,6 +491,7 @@ PromptInputs Agent::prompt_inputs(const TaskContext& tc) const {
   in.backend = backend_.name();
   in.language = backend_.language();
   in.source_filename = backend_.source_filename();
+  in.timing_note = backend_.timing_note(opt_.verify.threads);
   in.task = tc.task;
   in.ref = &tc.ref;
   // The always-on guide is the api item tagged "guide"; the others go with the memory.

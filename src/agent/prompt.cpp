@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "core/error.h"
@@ -37,6 +38,55 @@ std::string close_open_fence(std::string s) {
   if (!open) return s;
   if (!s.empty() && s.back() != '\n') s += "\n";
   return s + "```\n";
+}
+
+constexpr size_t kMaxBodyLines = 150;  // an item's text; its code field has kMaxCodeLines
+
+std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> out;
+  for (size_t pos = 0; pos < s.size();) {
+    size_t nl = s.find('\n', pos);
+    size_t end = nl == std::string::npos ? s.size() : nl + 1;
+    out.push_back(s.substr(pos, end - pos));
+    pos = end;
+  }
+  return out;
+}
+
+// "Before:" or "**Before**:" alone on a line: a best practice's slow version follows.
+bool is_before_label(std::string line) {
+  std::erase_if(line,
+                [](char c) { return c == '*' || std::isspace(static_cast<unsigned char>(c)); });
+  return line == "Before:";
+}
+
+// A body past kMaxBodyLines loses a best practice's "Before:" code first (its **Change** says
+// what it was): cut from the end instead, a long one showed the model only the slow version
+// and never the "After:" code it is about.
+std::string drop_before_code(const std::string& body) {
+  std::vector<std::string> lines = split_lines(body);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!is_before_label(lines[i])) continue;
+    size_t open = i + 1;
+    while (open < lines.size() && lines[open].rfind("```", 0) != 0) ++open;
+    size_t close = open + 1;
+    while (close < lines.size() && lines[close].rfind("```", 0) != 0) ++close;
+    if (close >= lines.size()) return body;
+    lines.erase(lines.begin() + static_cast<long>(open),
+                lines.begin() + static_cast<long>(close) + 1);
+    lines.insert(lines.begin() + static_cast<long>(open),
+                 "(its code is left out to keep the prompt short: the **Change** above says "
+                 "what it did)\n");
+    break;
+  }
+  std::string out;
+  for (const auto& l : lines) out += l;
+  return out;
+}
+
+std::string clip_body(const std::string& body) {
+  if (split_lines(body).size() <= kMaxBodyLines) return body;
+  return close_open_fence(clip_lines(drop_before_code(body), kMaxBodyLines));
 }
 
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
@@ -138,7 +188,7 @@ std::string render_memory(const std::vector<PromptItem>& items) {
   for (const auto& it : items) {
     s += fmt::format("### [memory #{}] {}: {}\n", it.id, it.kind, it.title);
     if (!it.tags.empty()) s += "tags: " + join(it.tags, ", ") + "\n";
-    if (!it.body.empty()) s += close_open_fence(clip_lines(nest_headings(it.body), 60));
+    if (!it.body.empty()) s += clip_body(nest_headings(it.body));
     if (!it.body.empty() && it.body.back() != '\n') s += "\n";
     if (!it.feedback.empty()) s += "feedback: " + clip_lines(it.feedback, 12) + "\n";
     if (!it.code.empty()) s += "```cpp\n" + clip_lines(it.code, kMaxCodeLines) + "```\n";
@@ -181,6 +231,7 @@ static std::map<std::string, std::string> common_vars(const PromptInputs& in) {
           {"task_id", in.task->id},
           {"level", std::to_string(in.task->level)},
           {"fitting_note", fitting_note(*in.task)},
+          {"timing_note", in.timing_note},
           {"task_source", in.task->source},
           {"tensors", render_tensors(*in.ref)},
           {"fx_ops", render_fx_ops(*in.ref)},

@@ -32,6 +32,7 @@ struct PromptAttempt {
 
 struct PromptInputs {
   std::string backend, language, source_filename, guide;
+  std::string timing_note;  // Backend::timing_note: the CPUs the kernel is timed on
   const TaskInfo* task = nullptr;
   const Reference* ref = nullptr;
   std::vector<PromptItem> memory;

@@ -1,5 +1,7 @@
 #include "backends/backend.h"
 
+#include <fmt/format.h>
+
 #include "backends/ascendc/ascendc_backend.h"
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cuda_backend.h"
@@ -12,6 +14,13 @@ namespace evk {
 std::filesystem::path Backend::knowledge_dir() const { return data_root() / "knowledge" / name(); }
 
 RunnerSpec Backend::runner(const std::filesystem::path&) const { return {}; }
+
+std::string Backend::timing_note(int threads) const {
+  return fmt::format(
+      "The verifier times this kernel, and PyTorch eager for the speed-up, on {} CPU thread{} "
+      "(verify.threads): more threads than that buy no speed-up.",
+      threads, threads == 1 ? "" : "s");
+}
 
 std::vector<std::string> backend_names() { return {"ascendc", "cpu", "cuda", "opencl"}; }
 

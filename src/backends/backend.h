@@ -66,6 +66,10 @@ class Backend {
   // Whether the runner's per-call times come from a deterministic cost model (the verifier then
   // takes them as the latency: no wall-clock timing, no confirmation; TrialOptions::modeled).
   virtual bool modeled_latency() const { return false; }
+  // What a prompt says of the CPUs the kernel is timed on: the candidate's threads are pinned
+  // to `threads` CPUs, and a model that cannot see that builds for parallelism it is not given.
+  // Empty where the timed work is not on the CPU (a GPU, a cycle model).
+  virtual std::string timing_note(int threads) const;
 };
 
 // UsageError listing the known backends when `name` is not one of them.

@@ -105,6 +105,7 @@ void prompt(Context& ctx, const std::string& suite_name, const std::string& id,
   in.backend = backend->name();
   in.language = backend->language();
   in.source_filename = backend->source_filename();
+  in.timing_note = backend->timing_note(static_cast<int>(ctx.config().integer("verify.threads")));
   auto guide = backend->knowledge_dir() / "guide.md";
   if (std::filesystem::exists(guide)) {
     std::string g = read_file(guide);  // the body after the front-matter block

@@ -25,6 +25,7 @@ class AscendcBackend : public Backend {
   std::optional<std::string> device_unavailable() const override;
   std::optional<double> modeled_eager_ms(const Reference& r) const override;
   bool modeled_latency() const override { return true; }
+  std::string timing_note(int) const override { return ""; }  // cycles, not CPU time
 
   static constexpr uint64_t kCompileAddressSpace = 2ull << 30;
 };

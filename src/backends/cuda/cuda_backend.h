@@ -27,6 +27,7 @@ class CudaBackend : public Backend {
   std::string compile_command() const override;
   RunnerSpec runner(const std::filesystem::path& workdir) const override;
   std::optional<std::string> device_unavailable() const override;
+  std::string timing_note(int) const override { return ""; }  // timed on the GPU
 
   // nvcc on PATH, else /usr/local/cuda/bin/nvcc; nullopt when neither exists.
   static std::optional<std::filesystem::path> nvcc_path();
