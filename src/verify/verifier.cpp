@@ -424,12 +424,17 @@ void latency_gate(Judge& j, const Backend& backend, const TrialOutcome& out, con
   v.category = Category::Ok;
   v.gate = Gate::Latency;
   const nlohmann::json modeled = out.metrics.value("modeled", nlohmann::json());
+  // The roofline's basis goes with its fraction: a model cannot aim at a bare percentage.
   if (modeled.is_null())
-    v.feedback = fmt::format("correct on {} input sets; median {:.4g} ms (IQR {:.3g} ms, {} "
-                             "calls), PyTorch eager {:.4g} ms ({:.2f}x); {:.1f} GB/s, {:.2f} "
-                             "GFLOP/s, {:.0f}% of the roofline",
-                             n_sets, v.latency_ms, v.latency_iqr_ms, v.timed_calls, v.eager_ms,
-                             speedup, v.gbps, v.gflops, 100 * v.roofline_fraction);
+    v.feedback = fmt::format(
+        "correct on {} input sets; median {:.4g} ms (IQR {:.3g} ms, {} calls), PyTorch eager "
+        "{:.4g} ms ({:.2f}x); {:.1f} GB/s, {:.2f} GFLOP/s, {:.0f}% of the roofline (the task "
+        "moves {:.3g} MB and does {:.3g} GFLOP; this machine's peaks on {} thread(s): {:.1f} "
+        "GB/s at that working set, {:.1f} GFLOP/s)",
+        n_sets, v.latency_ms, v.latency_iqr_ms, v.timed_calls, v.eager_ms, speedup, v.gbps,
+        v.gflops, 100 * v.roofline_fraction, static_cast<double>(r0.bytes) * 1e-6,
+        static_cast<double>(r0.flops) * 1e-9, pk.threads, pk.roofline_bandwidth(r0.bytes),
+        pk.gflops);
   else  // a cost model, not a clock: say so, with its own figures
     v.feedback = fmt::format("correct on {} input sets; modeled latency {:.4g} ms ({:.0f} cycles "
                              "of the slowest core at {:.2f} GHz, {} launch(es)), modeled PyTorch "
