@@ -506,6 +506,7 @@ PromptInputs Agent::prompt_inputs(const TaskContext& tc) const {
     const Attempt& s = *tc.start;
     in.start_point = shown_attempt(s, s.code);
     in.start_point_roofline = s.verdict.roofline_fraction;
+    in.start_point_eager_ms = s.verdict.eager_ms;
     for (const auto& c : tc.attempts)
       if (c.start_point && *c.start_point == s.id) in.children.push_back(shown_attempt(c, ""));
   }

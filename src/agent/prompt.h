@@ -39,6 +39,9 @@ struct PromptInputs {
   std::vector<PromptAttempt> attempts;       // draft: the last attempts on this task
   std::optional<PromptAttempt> start_point;  // refine
   double start_point_roofline = 0;
+  // The eager baseline the start point's verdict was measured against (a modeled one for
+  // ascendc); 0: the reference's.
+  double start_point_eager_ms = 0;
   std::vector<PromptAttempt> children;       // refine: variants tried from the start point
 };
 
