@@ -9,7 +9,9 @@ LAUNCHER := $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPIL
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: setup configure build test demo clean
+PREFIX ?= /usr/local
+
+.PHONY: setup configure build tool test demo install deb clean
 
 setup:
 	@bash scripts/setup
@@ -20,11 +22,23 @@ configure: setup
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# Only what running evokernel needs (the CLI and the runners): no tests, no benchmarks.
+tool: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target evk_tool
+
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-demo: build
+demo: tool
 	@bash scripts/demo $(BUILD)
+
+# Installs bin/, libexec/evokernel/ and share/evokernel/ under PREFIX (the tree can be moved).
+install: tool
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+# build/package/evokernel_<version>_amd64.deb: `apt install ./evokernel_*.deb` is the set-up.
+deb: tool
+	@cd $(BUILD) && cpack -G DEB -B package >/dev/null && ls $(CURDIR)/$(BUILD)/package/*.deb
 
 clean:
 	rm -rf $(BUILD)

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/context.h"
+#include "core/build_info.h"
 #include "core/cpu_lease.h"
 #include "core/jail.h"
 #include "core/paths.h"
@@ -85,6 +86,22 @@ void jail_checks(std::vector<Check>& checks) {
                     "that forbids it must be widened"});
 }
 
+// Which build this is and where it finds its data and runners (core/paths.h).
+void install_checks(std::vector<Check>& checks) {
+  try {
+    fs::path root = data_root();
+    checks.push_back(
+        {true, "installation",
+         build_string() + "; data " + root.string() + "; runners " + runner_dir().string(), ""});
+  } catch (const std::exception& e) {
+    checks.push_back({false, "installation", build_string() + ": " + e.what(),
+                      "reinstall (cmake --install, or the Debian package), or set EVK_HOME"});
+  }
+  bool ok = fs::exists(runner_path());
+  checks.push_back({ok, "evk-runner", runner_path().string() + (ok ? "" : " not found"),
+                    "build it (make build) or reinstall; EVK_RUNNER names another one"});
+}
+
 }  // namespace
 
 void add_doctor_command(CLI::App& app, Context& ctx) {
@@ -101,6 +118,7 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
                 "raise the workspace's stored figures where the new ones are higher");
   cmd->callback([&ctx] {
     std::vector<Check> checks;
+    install_checks(checks);
     checks.push_back(check_cmd("g++", {"g++", "--version"}, "run scripts/setup (build-essential)"));
     std::string py = ctx.config().str("oracle.python");
     checks.push_back(check_cmd("python3 + torch",

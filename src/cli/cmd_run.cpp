@@ -10,6 +10,7 @@
 #include "backends/backend.h"
 #include "cli/context.h"
 #include "cli/executor_flags.h"
+#include "core/build_info.h"
 #include "core/error.h"
 #include "core/paths.h"
 #include "report/metrics.h"
@@ -207,14 +208,16 @@ void print_results(Workspace& run_ws, const RunInfo& info, bool as_json) {
   auto tasks = log.tasks();
   auto attempts = log.all();
   Metrics all = compute_metrics(tasks, attempts, info.budget);
+  auto builds = run_builds(info);
   std::string label = fmt::format("run {} — method {}, model {}{}, suite {}, budget {}", info.id,
                                   info.method, info.model,
                                   info.simulated ? " (SIMULATED: offline sim coder, not an LLM)" : "",
                                   info.suite, info.budget);
+  if (!builds.empty()) label += "\nbuild: " + join_builds(builds);
   if (as_json) {
     json j = {{"run", info.id},      {"method", info.method}, {"model", info.model},
               {"simulated", info.simulated}, {"suite", info.suite}, {"budget", info.budget},
-              {"overall", to_json(all)}};
+              {"builds", builds},    {"overall", to_json(all)}};
     std::set<int> levels;
     for (const auto& t : tasks) levels.insert(t.level);
     for (int l : levels)
@@ -303,8 +306,14 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
                       {"level", s.level},
                       {"learn_q", opt.method.learn_q && !s.freeze_memory}};
     s.info.id = store.create(s.info);
+    store.record_build(s.info.id, build_string());
   } else {
     store.set_status(s.info.id, RunStatus::Running);
+    std::string before = store.record_build(s.info.id, build_string());
+    if (!before.empty() && !a.quiet)
+      std::cout << fmt::format("run {}: resumed by {}, made by {}: its attempts so far were "
+                               "verified by the other build\n",
+                               s.info.id, build_string(), before);
   }
   Workspace run_ws(store.run_dir(s.info.id));
   auto guard = cancel_jobs_on_signal(

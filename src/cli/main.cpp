@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/context.h"
+#include "core/build_info.h"
 #include "core/error.h"
 
 using namespace evk;
@@ -13,7 +14,7 @@ int main(int argc, char** argv) {
       "seen, learning which past experiences to show it (value-driven memory, EvoKernel)."};
   app.require_subcommand(1);
   app.fallthrough();  // global options may come after the subcommand too
-  app.set_version_flag("--version", "evokernel 0.1.0");
+  app.set_version_flag("--version", build_string());
   cli::GlobalOptions g;
   cli::add_global_options(app, g);
   cli::Context ctx(g);

@@ -28,7 +28,7 @@ json run_json(const RunInfo& r) {
   return {{"id", r.id},         {"method", r.method},   {"model", r.model},
           {"simulated", r.simulated}, {"suite", r.suite}, {"backend", r.backend},
           {"budget", r.budget}, {"seed", r.seed},       {"status", r.status},
-          {"created", r.created}};
+          {"created", r.created}, {"builds", run_builds(r)}};
 }
 
 std::string verdict_text(const Verdict& v) {
@@ -59,6 +59,7 @@ std::string format_show(const RunData& run, const std::string& task, bool* found
   std::string s = fmt::format("{} · task {} (level {}){}\n", run_label(run.info), task, rec.level,
                               rec.fitted ? " · shapes fitted to --max-elements" : "");
   if (run.info.simulated) s += std::string(kSimulatedNote) + "\n";
+  if (auto b = run_builds(run.info); !b.empty()) s += "build: " + join_builds(b) + "\n";
   int n = 0;
   const Attempt* last = nullptr;
   for (const auto& a : run.attempts)

@@ -144,6 +144,12 @@ std::string header(const std::vector<RunData>& runs, const ReportOptions& opt) {
 std::string banners(const std::vector<RunData>& runs) {
   std::string out;
   for (const auto& r : runs)
+    if (auto b = run_builds(r.info); b.size() > 1)
+      out += fmt::format(
+          "<div class=\"banner\" id=\"builds-{}\"><strong>RESUMED BY ANOTHER BUILD</strong> — "
+          "run {} was made by {}: its attempts were verified by more than one build.</div>",
+          r.info.id, r.info.id, html_escape(join_builds(b)));
+  for (const auto& r : runs)
     if (r.info.simulated)
       out += fmt::format(
           "<div class=\"banner\" id=\"simulated-{}\"><strong>SIMULATED</strong> — run {} used "
@@ -195,8 +201,9 @@ std::string summary_row(const RunInfo& info, int rowspan, const std::string& sco
       "</tr>",
       overall ? " class=\"overall\"" : "",
       rowspan ? fmt::format("<td rowspan=\"{}\" class=\"runcell\"><strong>run {}</strong><br>"
-                            "<span class=\"muted\">{}<br>{}</span>{}</td>",
+                            "<span class=\"muted\">{}<br>{}<br>{}</span>{}</td>",
                             rowspan, info.id, html_escape(info.method), html_escape(info.model),
+                            html_escape(join_builds(run_builds(info))),
                             info.simulated ? "<br>" + sim_badge(info) : "")
               : "",
       html_escape(scope),

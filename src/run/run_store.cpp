@@ -120,7 +120,37 @@ void RunStore::set_status(int64_t id, RunStatus status) {
   s.bind(1, run_status_name(status)).bind(2, id).run();
 }
 
-fs::path RunStore::run_dir(int64_t id) const { return ws_.root() / "runs" / std::to_string(id); }
+std::vector<std::string> run_builds(const RunInfo& info) {
+  std::vector<std::string> out;
+  if (!info.options.is_object()) return out;
+  auto it = info.options.find("builds");
+  if (it == info.options.end() || !it->is_array()) return out;
+  for (const auto& b : *it)
+    if (b.is_string()) out.push_back(b.get<std::string>());
+  return out;
+}
+
+std::string join_builds(const std::vector<std::string>& builds) {
+  std::string out;
+  for (size_t i = 0; i < builds.size(); ++i) out += (i ? ", resumed by " : "") + builds[i];
+  return out;
+}
+
+std::string RunStore::record_build(int64_t id, const std::string& build) {
+  RunInfo info = get(id);
+  auto builds = run_builds(info);
+  if (!builds.empty() && builds.back() == build) return "";
+  std::string previous = builds.empty() ? "" : builds.back();
+  if (!info.options.is_object()) info.options = json::object();
+  info.options["builds"].push_back(build);
+  auto s = ws_.db().prepare("UPDATE runs SET options=? WHERE id=?");
+  s.bind(1, info.options.dump()).bind(2, id).run();
+  return previous;
+}
+
+fs::path RunStore::run_dir(int64_t id) const {
+  return ws_.root() / "runs" / std::to_string(id);
+}
 
 AttemptLog::AttemptLog(Workspace& ws) : ws_(ws) {
   ws_.migrate("attempts", {R"(CREATE TABLE run_tasks(

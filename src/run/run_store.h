@@ -41,12 +41,12 @@ struct RunInfo {
 struct Attempt {
   int64_t id = 0;
   std::string task;
-  int idx = 0;                 // 1-based within the task
+  int idx = 0;  // 1-based within the task
   Stage stage = Stage::Draft;
   std::string prompt, reply, code;
   std::vector<int64_t> context_ids;
   std::optional<int64_t> start_point;  // attempt id refined from
-  int64_t trace_item = 0;      // the memory item written for this attempt (0: none)
+  int64_t trace_item = 0;              // the memory item written for this attempt (0: none)
   Verdict verdict;
   double reward = 0, reward_raw = 0;
   int64_t prompt_tokens = 0, completion_tokens = 0;
@@ -65,6 +65,12 @@ struct TaskRecord {  // per (run, task): what metrics need besides the attempts
   std::string skipped;
 };
 
+// The builds that made a run, oldest first (options.builds): one for a run never resumed by
+// another build; empty for runs made before builds were recorded.
+std::vector<std::string> run_builds(const RunInfo& info);
+// "evokernel 0.2.0 (1a2b3c), resumed by evokernel 0.2.0 (4d5e6f)".
+std::string join_builds(const std::vector<std::string>& builds);
+
 class RunStore {
  public:
   explicit RunStore(Workspace& ws);
@@ -76,6 +82,10 @@ class RunStore {
   // RUN given as text: a number, or "" / "latest" for the newest.
   int64_t resolve(const std::string& run);
   void set_status(int64_t id, RunStatus status);
+  // Records that `build` (core/build_info.h) works on run `id`: appended to options.builds
+  // when it differs from the last build recorded. Returns the previous build when it differed
+  // ("" for a new run or the same build), so that a resume by another build can say so.
+  std::string record_build(int64_t id, const std::string& build);
 
   // The run's own database (attempts + memory), created on first use.
   std::filesystem::path run_dir(int64_t id) const;

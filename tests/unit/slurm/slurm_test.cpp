@@ -116,6 +116,47 @@ TEST_F(Slurm, SameVerdictsAsLocal) {
   }
 }
 
+// A cluster's evokernel is an installed prefix on a shared path (README, cluster section): the
+// controller and the workers run the installed binary, its libexec/ runners and its share/
+// knowledge, with nothing read from the source or build tree.
+TEST_F(Slurm, VerifiesFromAnInstalledPrefix) {
+  fs::path prefix = root_ / "shared-prefix";
+  ProcessResult inst =
+      run_process({"cmake", "--install", EVK_BINARY_DIR, "--prefix", prefix.string()});
+  ASSERT_TRUE(inst.ok()) << inst.describe() << inst.err;
+  std::vector<std::string> args = {(prefix / "bin" / "evokernel").string(),
+                                   "--workspace",
+                                   (root_ / "ws-installed").string(),
+                                   "--max-elements",
+                                   "65536",
+                                   "verify",
+                                   "builtin:level1",
+                                   "relu",
+                                   "--json",
+                                   "--no-cache",
+                                   "--executor",
+                                   "slurm",
+                                   "--source",
+                                   corpus("solutions/relu.cpp"),
+                                   "--also",
+                                   corpus("hacks/constant_output.cpp")};
+  ProcessOptions o;
+  o.env = {{"EVK_VERIFY_SEEDS", "2"},
+           {"EVK_VERIFY_TIMING_BUDGET_MS", "100"},
+           {"EVK_ORACLE_TIMING_RUNS", "3"},
+           {"EVK_SLURM_POLL_S", "0.2"},
+           {"EVK_SLURM_NODE_SCRATCH", (root_ / "node-installed").string()}};
+  o.timeout_s = 600;
+  ProcessResult r = run_process(args, o);
+  ASSERT_LE(r.exit_code, 1) << r.err;
+  auto so = outcomes(r);
+  ASSERT_EQ(so.size(), 2u) << r.out;
+  EXPECT_NE(so[0].find(" true ok "), std::string::npos) << so[0];
+  EXPECT_EQ(so[1].find(" true "), std::string::npos) << so[1];
+  json j = json::parse(r.out);
+  EXPECT_EQ(j[0].at("metrics").value("executor", ""), "slurm") << j[0].dump();
+}
+
 TEST_F(Slurm, SimRunCompletesThroughSlurm) {
   ProcessResult r = cli({"run", "--suite", (data_root() / "tests/data/agent_suite").string(),
                          "--model", "sim", "--budget", "3", "--seed", "5", "--quiet",
