@@ -33,7 +33,7 @@ struct RunArgs {
   ExecutorArgs exec;
 };
 
-std::vector<std::string> split_csv(const std::string& s) {
+std::vector<std::string> split_csv_list(const std::string& s) {
   std::vector<std::string> out;
   size_t pos = 0;
   while (pos <= s.size() && !s.empty()) {
@@ -154,7 +154,7 @@ Session resolve_session(Context& ctx, const RunArgs& a, RunStore& store) {
   s.info.backend = a.backend;
   s.info.budget = static_cast<int>(cfg.integer("agent.budget"));
   s.info.seed = static_cast<uint64_t>(cfg.integer("agent.seed"));
-  s.task_ids = split_csv(a.tasks);
+  s.task_ids = split_csv_list(a.tasks);
   s.prompt_dir = a.prompt_dir;
   s.curriculum = a.curriculum;
   s.freeze_memory = a.freeze_memory;
@@ -261,7 +261,7 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
   Config& cfg = ctx.config();
   apply_executor_flags(cfg, a.exec);  // also over a resumed run's stored choice
   std::vector<Suite> suites;
-  for (const auto& name : split_csv(s.info.suite))
+  for (const auto& name : split_csv_list(s.info.suite))
     suites.push_back(load_suite(ctx.workspace(), name, oracle_options(ctx.config())));
   if (suites.empty()) throw UsageError("--suite is empty: give builtin:NAME or a folder");
   if (s.level >= 0)
@@ -322,7 +322,7 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
   Agent agent(ctx.workspace(), run_ws, *llm, *executor, *backend, opt,
               progress_listener(a, s.info.budget, printer));
   if (!s.memory_from.empty() && agent.log().count() == 0) {
-    auto excluded = split_csv(s.exclude_tasks);
+    auto excluded = split_csv_list(s.exclude_tasks);
     size_t n = agent.memory().import_jsonl(s.memory_from, {excluded.begin(), excluded.end()});
     if (!a.quiet) std::cout << fmt::format("loaded {} memory items from {}\n", n, s.memory_from);
   }
@@ -430,7 +430,7 @@ void add_run_command(CLI::App& app, Context& ctx) {
   bench->add_option("--methods", methods, "comma-separated methods");
   bench->callback([&ctx] {
     std::vector<std::pair<std::string, int64_t>> done;
-    for (const auto& m : split_csv(methods)) {
+    for (const auto& m : split_csv_list(methods)) {
       RunArgs each = a;
       each.method = m;
       each.quiet = true;

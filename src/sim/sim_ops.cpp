@@ -499,7 +499,7 @@ namespace {
 
 // The op's name as the families know it: the target, or "module:Class" for a module call,
 // where a module that is a function in disguise (nn.ReLU) becomes that function.
-std::string op_name(const FxOp& op) {
+std::string fx_op_name(const FxOp& op) {
   std::string t = op.target;
   if (op.kind == "call_module") {
     if (op.module.kind != Py::kCall && op.module.kind != Py::kName)
@@ -539,7 +539,7 @@ Val call_op(Gen& g, const FxOp& op) {
                  .op = op,
                  .a = Args{.g = g, .op = op, .env = g.env_},
                  .node = op.name,
-                 .t = op_name(op),
+                 .t = fx_op_name(op),
                  .fx = op.shape_known ? op.shape : Shape{}};
   for (Family family : kFamilies)
     if (std::optional<Val> v = (c.*family)()) return std::move(*v);

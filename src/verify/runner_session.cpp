@@ -16,7 +16,7 @@ using nlohmann::json;
 
 namespace {
 
-size_t aligned(size_t n) { return (n + kRunnerAlign - 1) / kRunnerAlign * kRunnerAlign; }
+size_t slot_aligned(size_t n) { return (n + kRunnerAlign - 1) / kRunnerAlign * kRunnerAlign; }
 
 void write_all(int fd, const std::string& s) {
   size_t off = 0;
@@ -43,7 +43,7 @@ RunnerSession::RunnerSession(const std::string& library, const std::vector<std::
     RunnerSet rs;
     for (const Tensor* t : s.inputs) {
       rs.inputs.push_back({t->dtype, t->shape, at, t->data.size()});
-      at += aligned(t->data.size());
+      at += slot_aligned(t->data.size());
     }
     rs.outputs = s.outputs;
     job_.slot_bytes = std::max<uint64_t>(job_.slot_bytes, rs.record_bytes());

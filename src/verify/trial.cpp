@@ -19,7 +19,7 @@ double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-double quantile(std::vector<double> v, double p) {
+double trial_quantile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
   double x = p * static_cast<double>(v.size() - 1);
   size_t lo = static_cast<size_t>(x), hi = std::min(lo + 1, v.size() - 1);
@@ -191,8 +191,8 @@ class Trial {
     }
     if (ms.empty()) return fail(Gate::Latency, Category::Infra, "no seed to time");
     out_.trials = out_.batches = out_.checked_calls = seeds_;
-    out_.median_ms = quantile(ms, 0.5);
-    out_.iqr_ms = quantile(ms, 0.75) - quantile(ms, 0.25);
+    out_.median_ms = trial_quantile(ms, 0.5);
+    out_.iqr_ms = trial_quantile(ms, 0.75) - trial_quantile(ms, 0.25);
     out_.min_ms = *std::min_element(ms.begin(), ms.end());
     out_.metrics["latency_source"] = "cost model";
     out_.metrics["checked_calls"] = seeds_;
@@ -322,8 +322,8 @@ class Trial {
     if (per_call.empty())
       return fail(Gate::Latency, Category::Infra,
                   "no timed call was made (verify.timing_max_trials is 0?)");
-    out_.median_ms = quantile(per_call, 0.5);
-    out_.iqr_ms = quantile(per_call, 0.75) - quantile(per_call, 0.25);
+    out_.median_ms = trial_quantile(per_call, 0.5);
+    out_.iqr_ms = trial_quantile(per_call, 0.75) - trial_quantile(per_call, 0.25);
     out_.min_ms = *std::min_element(per_call.begin(), per_call.end());
     out_.metrics["batch_calls"] = n;
     out_.metrics["runner_claimed_ms"] = out_.trials > 0 ? claimed_total / out_.trials : 0;

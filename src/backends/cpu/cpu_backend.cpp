@@ -24,7 +24,7 @@ std::vector<std::string> compile_flags(const fs::path& include_dir) {
   return gxx_library_flags(include_dir, kOptimise);
 }
 
-std::vector<std::string> compile_argv(const fs::path& include_dir, const fs::path& src,
+std::vector<std::string> cpu_compile_argv(const fs::path& include_dir, const fs::path& src,
                                       const fs::path& lib) {
   return gxx_library_argv(include_dir, kOptimise, src, lib);
 }
@@ -36,7 +36,7 @@ const std::vector<LoadTimeCode>& load_time_baselines(const fs::path& include_dir
   static std::once_flag once;
   std::call_once(once, [&] {
     baselines = build_load_time_baselines(
-        [&](const fs::path& src, const fs::path& lib) { return compile_argv(include_dir, src, lib); },
+        [&](const fs::path& src, const fs::path& lib) { return cpu_compile_argv(include_dir, src, lib); },
         {"#include \"evokernel/kernel_abi.h\"\n", "#include <iostream>\n"});
   });
   return baselines;
@@ -56,7 +56,7 @@ std::vector<std::string> CpuBackend::preprocess_argv() {
 }
 
 std::string CpuBackend::compile_command() const {
-  return join_argv(compile_argv(knowledge_dir(), "kernel.cpp", "kernel.so"));
+  return join_argv(cpu_compile_argv(knowledge_dir(), "kernel.cpp", "kernel.so"));
 }
 
 CompileResult CpuBackend::compile(const std::string& source, const fs::path& workdir,

@@ -14,7 +14,7 @@ namespace {
 // ABI. Not here: files (<fstream>, <filesystem>), threads and clocks (<thread>, <future>,
 // <chrono>, <ctime>), signals, locales, <execution>, POSIX headers. A header's declarations
 // are not the boundary either way: the library's imports are checked after compiling.
-const std::set<std::string, std::less<>> kIncludes = {
+const std::set<std::string, std::less<>> kCpuIncludes = {
     "evokernel/kernel_abi.h",
     // C++ library
     "algorithm", "any", "array", "atomic", "bit", "bitset", "charconv", "compare", "complex",
@@ -122,8 +122,8 @@ std::optional<std::string> check_cpu_source(const std::string& src) {
   // A preprocessor error (a missing header, #error): the compile reports it, unless the text
   // names a header off the allowlist, which says more.
   if (!pp.source)
-    return check_include_lines(blank_comments_and_strings(src, false), kIncludes, kIncludesText);
-  return check_preprocessed_cxx(*pp.source, kIncludes, kIncludesText);
+    return check_include_lines(blank_comments_and_strings(src, false), kCpuIncludes, kIncludesText);
+  return check_preprocessed_cxx(*pp.source, kCpuIncludes, kIncludesText);
 }
 
 }  // namespace evk

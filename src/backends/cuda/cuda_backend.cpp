@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> compile_argv(const std::string& nvcc, const fs::path& include_dir,
+std::vector<std::string> cuda_compile_argv(const std::string& nvcc, const fs::path& include_dir,
                                       const fs::path& src, const fs::path& lib) {
   // -cudart shared: the candidate and the runner share one CUDA runtime (one context, one
   // default stream), and every runtime call stays an import the symbol rules can see.
@@ -85,7 +85,7 @@ std::optional<std::string> probe_device() {
 
 std::vector<std::string> CudaBackend::preprocess_argv(const std::string& nvcc) {
   std::vector<std::string> argv;
-  auto full = compile_argv(nvcc, data_root() / "knowledge" / "cuda", "kernel.cu", "kernel.so");
+  auto full = cuda_compile_argv(nvcc, data_root() / "knowledge" / "cuda", "kernel.cu", "kernel.so");
   for (size_t i = 0; i < full.size(); ++i) {
     const std::string& a = full[i];
     if (a == "-Xptxas" || a == "-o") {
@@ -155,7 +155,7 @@ std::optional<std::string> CudaBackend::static_check(const std::string& source) 
 }
 
 std::string CudaBackend::compile_command() const {
-  return join_argv(compile_argv("nvcc", knowledge_dir(), "kernel.cu", "kernel.so"));
+  return join_argv(cuda_compile_argv("nvcc", knowledge_dir(), "kernel.cu", "kernel.so"));
 }
 
 CompileResult CudaBackend::compile(const std::string& source, const fs::path& workdir,
@@ -175,7 +175,7 @@ CompileResult CudaBackend::compile(const std::string& source, const fs::path& wo
   ProcessOptions o = compiler_options(workdir, timeout_s, kCompileAddressSpace);
   o.env["TMPDIR"] = workdir.string();  // nvcc's intermediate files stay in the private folder
   CompileResult res =
-      run_compiler(compile_argv(nvcc->string(), knowledge_dir(), src, lib), o, lib, nvcc_words());
+      run_compiler(cuda_compile_argv(nvcc->string(), knowledge_dir(), src, lib), o, lib, nvcc_words());
   res.notes = summarize_ptxas(res.log);
   return res;
 }

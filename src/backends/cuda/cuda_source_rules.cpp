@@ -19,7 +19,7 @@ namespace {
 // C/C++ math, algorithm and container headers, the CUDA runtime and device-side headers, and
 // the ABI. Nothing that reaches vendor libraries (cuBLAS, cuDNN, CUB, Thrust), the driver API,
 // files, processes, threads or clocks.
-const std::set<std::string, std::less<>> kIncludes = {
+const std::set<std::string, std::less<>> kCudaIncludes = {
     "evokernel/kernel_abi.h",
     "algorithm",
     "array",
@@ -84,7 +84,7 @@ constexpr std::string_view kToHost =
     "copying device data to the host (the result must be computed on the device)";
 constexpr std::string_view kDevice = "changing the device or its context (the harness owns them)";
 
-const std::vector<TokenRule> kForbidden = {
+const std::vector<TokenRule> kCudaForbidden = {
     // Assembly (inline PTX is refused with host assembly: intrinsics such as __shfl_sync,
     // __ldg, wmma and __pipeline_memcpy_async cover it) and counters. Host calls into the C
     // library (files, processes, network, environment, clocks, threads, signals, exit) are
@@ -232,7 +232,7 @@ std::optional<std::string> check_token(const std::string& code, std::string_view
         line(i), tok);
   if (kCheckedCopies.count(tok))
     if (auto bad = check_copy(code, i, j, tok, line)) return bad;
-  for (const auto& r : kForbidden) {
+  for (const auto& r : kCudaForbidden) {
     bool hit = token_matches(r.token, tok);
     if (hit && namespace_only(r.token)) hit = followed_by_scope(code, j);
     if (hit)
@@ -242,22 +242,22 @@ std::optional<std::string> check_token(const std::string& code, std::string_view
   return std::nullopt;
 }
 
-constexpr std::string_view kIncludesText =
+constexpr std::string_view kCudaIncludesText =
     "only the C/C++ math, algorithm and container headers, the CUDA runtime and device "
     "headers (cuda_runtime.h, cuda_fp16.h, cuda_bf16.h, cooperative_groups.h, mma.h, "
     "cuda_pipeline.h, math_constants.h) and \"evokernel/kernel_abi.h\" may be included: "
     "no cuBLAS, cuDNN, CUB, Thrust or libtorch";
 
-constexpr std::string_view kLoadTime =
+constexpr std::string_view kCudaLoadTime =
     "code that runs when the library loads or unloads (use a function-local static for "
     "one-time set-up)";
 
 struct AttributeRule {
   std::string_view name, why;
 };
-const AttributeRule kForbiddenAttributes[] = {
-    {"constructor", kLoadTime},     {"destructor", kLoadTime},
-    {"init_priority", kLoadTime},   {"ifunc", "resolvers run when the library loads"},
+const AttributeRule kCudaForbiddenAttributes[] = {
+    {"constructor", kCudaLoadTime},     {"destructor", kCudaLoadTime},
+    {"init_priority", kCudaLoadTime},   {"ifunc", "resolvers run when the library loads"},
     {"target_clones", "its resolver runs when the library loads"},
     {"section", "placing code or data in a section of one's choosing"},
     {"alias", "symbol aliases"},    {"weakref", "symbol aliases"},
@@ -267,9 +267,9 @@ const AttributeRule kForbiddenAttributes[] = {
 // The rules on one preprocessed pass (host, or device with __CUDA_ARCH__ defined).
 std::optional<std::string> check_pass(const PreprocessedSource& pp) {
   for (const auto& inc : pp.includes)
-    if (inc.header.empty() || !kIncludes.count(inc.header)) {
+    if (inc.header.empty() || !kCudaIncludes.count(inc.header)) {
       std::string what = inc.header.empty() ? "\"" + inc.path + "\"" : "<" + inc.header + ">";
-      return fmt::format("line {}: #include {} is not allowed: {}", inc.line, what, kIncludesText);
+      return fmt::format("line {}: #include {} is not allowed: {}", inc.line, what, kCudaIncludesText);
     }
   std::string code;
   for (const auto& r : pp.rows) code += r + "\n";
@@ -294,7 +294,7 @@ std::optional<std::string> check_pass(const PreprocessedSource& pp) {
       }))
     return bad;
   return scan_attributes(code, [&](std::string_view name, size_t pos) -> std::optional<std::string> {
-    for (const auto& r : kForbiddenAttributes)
+    for (const auto& r : kCudaForbiddenAttributes)
       if (name == r.name)
         return fmt::format("line {}: the attribute `{}` is not allowed in a kernel: {}", line(pos),
                            name == "managed" ? "__managed__" : name, r.why);
@@ -309,7 +309,7 @@ std::optional<std::string> check_cuda_source(const std::string& src) {
   // Without the toolkit, or where the preprocessor fails (a missing header, #error), the
   // compile reports the error, unless the text names a header off the allowlist.
   auto named_header = [&] {
-    return check_include_lines(blank_comments_and_strings(src, false), kIncludes, kIncludesText);
+    return check_include_lines(blank_comments_and_strings(src, false), kCudaIncludes, kCudaIncludesText);
   };
   auto nvcc = CudaBackend::nvcc_path();
   if (!nvcc) return named_header();

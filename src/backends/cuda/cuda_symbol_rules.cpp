@@ -196,7 +196,7 @@ const std::vector<Prefix> kForbiddenPrefixes = {
 
 // Names the runner, the C library or the CUDA runtime own: defining one (even hidden) is an
 // attempt to interpose on the harness (its clock, its allocator, its copies, its events).
-const std::set<std::string, std::less<>> kLibcNames = {
+const std::set<std::string, std::less<>> kCudaLibcNames = {
     "clock_gettime",  "__clock_gettime",
     "gettimeofday",   "time",
     "clock",          "nanosleep",
@@ -231,7 +231,7 @@ std::optional<std::string> check_cuda_symbols(const SymbolTables& t) {
   for (const auto& s : parse_nm(t.exported)) {
     if (s.name == "evk_forward") continue;
     if (is_weak_std_instance(s)) continue;
-    if (kLibcNames.count(s.name) || is_cuda_api_name(s.name))
+    if (kCudaLibcNames.count(s.name) || is_cuda_api_name(s.name))
       return fmt::format(
           "the library defines the library symbol `{}`: kernels must not "
           "replace C library or CUDA runtime functions",
@@ -242,7 +242,7 @@ std::optional<std::string> check_cuda_symbols(const SymbolTables& t) {
         s.name);
   }
   for (const auto& s : parse_nm(t.defined))
-    if (kLibcNames.count(s.name) || is_cuda_api_name(s.name))
+    if (kCudaLibcNames.count(s.name) || is_cuda_api_name(s.name))
       return fmt::format(
           "the library defines the library symbol `{}`: kernels must not "
           "replace C library or CUDA runtime functions",

@@ -1,6 +1,5 @@
 #include "backends/cuda/ptxas_report.h"
 
-#include <cxxabi.h>
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -9,15 +8,10 @@
 #include <sstream>
 #include <vector>
 
+#include "backends/import_rules.h"
+
 namespace evk {
 namespace {
-
-std::string demangle(const std::string& name) {
-  int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> d(
-      abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free);
-  return status == 0 && d ? std::string(d.get()) : name;
-}
 
 struct KernelReport {
   std::string name, arch;

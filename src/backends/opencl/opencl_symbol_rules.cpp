@@ -15,7 +15,7 @@ struct Forbidden {
 
 // Matched as prefixes of the undefined (imported) names; C++ names are mangled, so clBLAS and
 // CLBlast are caught by their C entry points and their mangled namespaces.
-const std::vector<Forbidden> kForbidden = {
+const std::vector<Forbidden> kOpenclForbidden = {
     {"clEnqueueNativeKernel", "native kernels run host code on the device's threads"},
     {"clCreateProgramWithBinary",
      "prebuilt programs (the kernel must come from the R\"evk_cl( string)"},
@@ -34,7 +34,7 @@ const std::vector<Forbidden> kForbidden = {
 std::optional<std::string> check_opencl_symbols(const SymbolTables& t) {
   if (auto bad = check_cpu_symbols(t)) return bad;
   for (const auto& s : parse_nm(t.imported))
-    for (const auto& f : kForbidden)
+    for (const auto& f : kOpenclForbidden)
       if (std::string_view(s.name).starts_with(f.prefix))
         return fmt::format("the library calls `{}`, which OpenCL kernels may not use: {}", s.name,
                            f.why);

@@ -1,8 +1,8 @@
-// The CUDA knowledge bundle (knowledge/cuda/) cannot rot either: every file has a usable front
+// The CUDA knowledge cuda_bundle (knowledge/cuda/) cannot rot either: every file has a usable front
 // matter, every complete kernel passes the CUDA static gate, compiles with the backend's nvcc
 // flags and passes the symbol checks; every kernel whose file names a built-in task goes
 // through the verifier on it: feasible on a GPU machine (with its latency printed), `no_device`
-// after the static and compile gates elsewhere. The bundle seeds the memory under `cuda`.
+// after the static and compile gates elsewhere. The cuda_bundle seeds the memory under `cuda`.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

@@ -1,7 +1,7 @@
-// The CPU knowledge bundle cannot rot: every file has a usable front matter, every complete
+// The CPU knowledge cpu_bundle cannot rot: every file has a usable front matter, every complete
 // kernel passes the static gate and compiles with the backend's flags, every kernel whose file
 // names a built-in task passes the verifier on it (sizes shrunk so the test stays fast), and
-// the bundle seeds a new workspace's memory the same way every time.
+// the cpu_bundle seeds a new workspace's memory the same way every time.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -28,7 +28,7 @@ fs::path bundle_dir() { return data_root() / "knowledge" / "cpu"; }
 // Oracle references are cached here, keyed by task content: a second run reuses them.
 fs::path test_workspace() { return fs::path(EVK_BINARY_DIR) / "knowledge-test-ws"; }
 
-const std::vector<Item>& bundle() {
+const std::vector<Item>& cpu_bundle() {
   static const std::vector<Item> items = load_bundle(bundle_dir());
   return items;
 }
@@ -36,7 +36,7 @@ const std::vector<Item>& bundle() {
 TEST(KnowledgeBundle, FrontMatterNamesKindTitleTags) {
   const std::set<std::string> kinds = {"api", "best_practice"};
   int api = 0, bp = 0, guides = 0;
-  for (const auto& it : bundle()) {
+  for (const auto& it : cpu_bundle()) {
     SCOPED_TRACE(it.file.filename().string());
     EXPECT_TRUE(kinds.count(it.kind)) << "kind '" << it.kind << "'";
     EXPECT_FALSE(it.title.empty());
@@ -63,7 +63,7 @@ TEST(KnowledgeBundle, FrontMatterNamesKindTitleTags) {
 
 TEST(KnowledgeBundle, EveryCppBlockIsAKernelOrMarkedFragment) {
   int complete = 0, fragments = 0;
-  for (const auto& it : bundle()) {
+  for (const auto& it : cpu_bundle()) {
     for (const auto& b : it.blocks) {
       SCOPED_TRACE(it.file.filename().string() + ":" + std::to_string(b.line));
       if (!b.is_cpp()) continue;
@@ -88,7 +88,7 @@ TEST(KnowledgeBundle, CompleteKernelsPassStaticGateAndCompile) {
   Workspace ws(test_workspace());
   fs::path work = ws.cache_dir() / "kernels";
   int compiled = 0;
-  for (const auto& it : bundle()) {
+  for (const auto& it : cpu_bundle()) {
     auto kernels = it.kernels();
     for (size_t k = 0; k < kernels.size(); ++k) {
       SCOPED_TRACE(it.file.filename().string() + ":" + std::to_string(kernels[k]->line));
@@ -122,7 +122,7 @@ TEST(KnowledgeBundle, KernelsNamingATaskPassTheVerifier) {
   vo.use_cache = false;  // a cached verdict would hide a gate that got stricter
   std::map<std::string, Suite> suites;
   int verified = 0;
-  for (const auto& it : bundle()) {
+  for (const auto& it : cpu_bundle()) {
     if (it.task.empty()) continue;
     auto [suite_name, task_id] = split_task(it.task);
     if (!suites.count(suite_name)) suites[suite_name] = load_suite(ws, suite_name, oo.max_elements);
@@ -138,8 +138,8 @@ TEST(KnowledgeBundle, KernelsNamingATaskPassTheVerifier) {
   EXPECT_GE(verified, 12);
 }
 
-// The bundle seeds a new workspace's memory: one item per file with the file's kind, title
-// and tags; seeding the same bundle again changes nothing, and a second new workspace gets
+// The cpu_bundle seeds a new workspace's memory: one item per file with the file's kind, title
+// and tags; seeding the same cpu_bundle again changes nothing, and a second new workspace gets
 // the same items.
 TEST(KnowledgeBundle, SeedingANewWorkspaceTwiceGivesTheSameItems) {
   auto items_of = [](const fs::path& root) {
@@ -149,7 +149,7 @@ TEST(KnowledgeBundle, SeedingANewWorkspaceTwiceGivesTheSameItems) {
     p.auto_seed = false;
     Memory mem(ws, p);
     size_t first = mem.seed_from_knowledge(bundle_dir(), "cpu");
-    EXPECT_EQ(first, bundle().size());
+    EXPECT_EQ(first, cpu_bundle().size());
     EXPECT_EQ(mem.seed_from_knowledge(bundle_dir(), "cpu"), 0u) << "reloading must change nothing";
     std::vector<std::string> keys;
     for (const auto& item : mem.list(std::nullopt))
@@ -163,9 +163,9 @@ TEST(KnowledgeBundle, SeedingANewWorkspaceTwiceGivesTheSameItems) {
   auto b = items_of(base / "b");
   fs::remove_all(base);
   EXPECT_EQ(a, b);
-  ASSERT_EQ(a.size(), bundle().size());
+  ASSERT_EQ(a.size(), cpu_bundle().size());
   std::vector<std::string> want;
-  for (const auto& it : bundle()) want.push_back(it.kind + "|" + it.title + "|" + std::to_string(it.tags.size()));
+  for (const auto& it : cpu_bundle()) want.push_back(it.kind + "|" + it.title + "|" + std::to_string(it.tags.size()));
   std::sort(want.begin(), want.end());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].substr(0, a[i].rfind('|')), want[i]);
 }

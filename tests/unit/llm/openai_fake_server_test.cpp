@@ -21,7 +21,7 @@ using fake::parse_behavior;
 
 namespace {
 
-const std::string kKey = "sk-test-SECRET-9f8e7d6c5b4a";
+const std::string kServerKey = "sk-test-SECRET-9f8e7d6c5b4a";
 
 std::vector<Behavior> behaviors(std::initializer_list<const char*> specs) {
   std::vector<Behavior> out;
@@ -31,9 +31,9 @@ std::vector<Behavior> behaviors(std::initializer_list<const char*> specs) {
 
 class FakeServerTest : public ::testing::Test {
  protected:
-  FakeServerTest() : server_(fake::ServerOptions{kKey, {"fake"}, 0, 64}) {
+  FakeServerTest() : server_(fake::ServerOptions{kServerKey, {"fake"}, 0, 64}) {
     cfg_.set("llm.base_url", server_.base_url(), "test");
-    cfg_.set("llm.api_key", kKey, "test");
+    cfg_.set("llm.api_key", kServerKey, "test");
     cfg_.set("llm.timeout_s", "0.4", "test");
     cfg_.set("llm.connect_timeout_s", "0.4", "test");
     cfg_.set("llm.retries", "3", "test");
@@ -56,7 +56,7 @@ class FakeServerTest : public ::testing::Test {
     try {
       p.complete(prompt(), opt);
     } catch (const ProviderError& e) {
-      EXPECT_EQ(std::string(e.what()).find(kKey), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find(kServerKey), std::string::npos) << e.what();
       return e;
     }
     ADD_FAILURE() << "the call succeeded";
@@ -88,7 +88,7 @@ TEST_F(FakeServerTest, NormalReply) {
   EXPECT_GT(c.usage.completion_tokens, 0);
   EXPECT_FALSE(c.usage.estimated);
   ASSERT_EQ(server_.authorizations().size(), 1u);
-  EXPECT_EQ(server_.authorizations()[0], "Bearer " + kKey);
+  EXPECT_EQ(server_.authorizations()[0], "Bearer " + kServerKey);
   Totals t = acct_->run();
   EXPECT_EQ(t.calls, 1);
   EXPECT_EQ(t.failed, 0);

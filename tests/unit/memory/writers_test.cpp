@@ -9,7 +9,7 @@
 namespace evk {
 namespace {
 
-bool has(const std::vector<std::string>& v, const std::string& s) {
+bool writers_has(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
@@ -44,9 +44,9 @@ TEST(Writers, TraceOfAFailureCarriesOpsCategoryAndMarkers) {
   Item t = make_trace(in);
   EXPECT_EQ(t.kind, ItemKind::Trace);
   EXPECT_EQ(t.origin_task, "relu");
-  EXPECT_TRUE(has(t.tags, "relu"));
-  EXPECT_TRUE(has(t.tags, "mismatch"));
-  EXPECT_TRUE(has(t.tags, "hardcoded_shape"));
+  EXPECT_TRUE(writers_has(t.tags, "relu"));
+  EXPECT_TRUE(writers_has(t.tags, "mismatch"));
+  EXPECT_TRUE(writers_has(t.tags, "hardcoded_shape"));
   EXPECT_NE(t.body.find("// evk-pitfall: hardcoded_shape"), std::string::npos);
   EXPECT_NE(t.body.find("3 of 4096 elements differ"), std::string::npos);
   EXPECT_EQ(t.code, kFailed);  // the marker stays in the code too
@@ -79,7 +79,7 @@ TEST(Writers, ExperienceSaysWhatFailedAndWhatFixedIt) {
   EXPECT_NE(e.body.find("- // evk-pitfall: hardcoded_shape"), std::string::npos);  // in the diff
   EXPECT_NE(e.body.find("+   int64_t n = in[0].shape[0];"), std::string::npos);
   EXPECT_NE(e.body.find("Pitfall markers:\n// evk-pitfall: hardcoded_shape"), std::string::npos);
-  EXPECT_TRUE(has(e.tags, "hardcoded_shape"));
+  EXPECT_TRUE(writers_has(e.tags, "hardcoded_shape"));
   EXPECT_EQ(e.code, kFixed);
 
   // An LLM summariser replaces the text, but the markers are kept; a failing one is ignored.
@@ -107,8 +107,8 @@ TEST(Writers, BestPracticeNamesTheChangeAndTheSpeedUp) {
   EXPECT_EQ(b.kind, ItemKind::BestPractice);
   EXPECT_TRUE(b.feasible);
   EXPECT_EQ(b.latency_ms, 1.0);
-  EXPECT_TRUE(has(b.tags, "parallelise"));
-  EXPECT_TRUE(has(b.tags, "vectorise"));
+  EXPECT_TRUE(writers_has(b.tags, "parallelise"));
+  EXPECT_TRUE(writers_has(b.tags, "vectorise"));
   EXPECT_NE(b.title.find("4.00x faster"), std::string::npos);
   EXPECT_NE(b.body.find("+   #pragma omp parallel for simd"), std::string::npos);
 }

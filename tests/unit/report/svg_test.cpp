@@ -6,7 +6,7 @@
 namespace evk {
 namespace {
 
-size_t count(const std::string& s, const std::string& what) {
+size_t svg_count(const std::string& s, const std::string& what) {
   size_t n = 0;
   for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
   return n;
@@ -55,8 +55,8 @@ TEST(Svg, LineChartDrawsOnePathPerSeriesAndEscapesLabels) {
   c.series.push_back({"run 2", {{0, 0}, {2, 0.5}}, "", false, true});
   std::string s = svg::line_chart(c);
   EXPECT_EQ(s.rfind("<svg", 0), 0u);
-  EXPECT_EQ(count(s, "<path"), 2u);
-  EXPECT_EQ(count(s, "<circle"), 2u);  // markers of run 2
+  EXPECT_EQ(svg_count(s, "<path"), 2u);
+  EXPECT_EQ(svg_count(s, "<circle"), 2u);  // markers of run 2
   EXPECT_NE(s.find("Acc &lt;after&gt; each attempt"), std::string::npos);
   EXPECT_NE(s.find("run 1 &amp; friends"), std::string::npos);
   EXPECT_EQ(s.find("<after>"), std::string::npos);
@@ -83,7 +83,7 @@ TEST(Svg, BarChartHasOneRectPerValueAndTallerBarsForLargerValues) {
   b.series.push_back({"run 2", {4, 0}});
   b.integer_y = true;
   std::string s = svg::bar_chart(b);
-  EXPECT_EQ(count(s, "<rect") - 2, 4u);  // minus the two legend swatches
+  EXPECT_EQ(svg_count(s, "<rect") - 2, 4u);  // minus the two legend swatches
   auto height_of = [&](const std::string& title) {
     size_t t = s.find(title);
     size_t r = s.rfind("<rect", t);

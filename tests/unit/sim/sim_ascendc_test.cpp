@@ -37,7 +37,7 @@ class SimAscendc : public SimFixture {
   }
 };
 
-const std::vector<std::pair<std::string, std::string>> kTasks = {
+const std::vector<std::pair<std::string, std::string>> kAscendcTasks = {
     {"level1", "relu"},
     {"level1", "sigmoid"},
     {"level1", "leaky_relu"},
@@ -48,7 +48,7 @@ const std::vector<std::pair<std::string, std::string>> kTasks = {
 };
 
 TEST_F(SimAscendc, PitfallFreeDraftsPassTheVerifier) {
-  for (const auto& [suite, id] : kTasks) {
+  for (const auto& [suite, id] : kAscendcTasks) {
     const TaskInfo& t = task(suite, id);
     std::string reply = sim_reply(render(t), 1, clean());
     Verdict v = check(t, reply);
@@ -59,7 +59,7 @@ TEST_F(SimAscendc, PitfallFreeDraftsPassTheVerifier) {
 }
 
 TEST_F(SimAscendc, EveryMoveKeepsKernelsCorrectAndTheyPay) {
-  for (const auto& [suite, id] : kTasks) {
+  for (const auto& [suite, id] : kAscendcTasks) {
     const TaskInfo& t = task(suite, id);
     Verdict draft = check(t, sim_reply(render(t), 1, clean()), 1);
     Verdict moved = check(

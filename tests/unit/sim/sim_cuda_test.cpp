@@ -36,7 +36,7 @@ class SimCuda : public SimFixture {
   }
 };
 
-const std::vector<std::pair<std::string, std::string>> kTasks = {
+const std::vector<std::pair<std::string, std::string>> kCudaTasks = {
     {"level1", "relu"},          {"level1", "gelu"},
     {"level1", "leaky_relu"},    {"level1", "softmax"},
     {"level1", "log_softmax"},   {"level1", "sum_dim"},
@@ -46,7 +46,7 @@ const std::vector<std::pair<std::string, std::string>> kTasks = {
 
 TEST_F(SimCuda, PitfallFreeDraftsPassTheStaticAndCompileGatesAndTheVerifier) {
   auto no_device = CudaBackend().device_unavailable();
-  for (const auto& [suite, id] : kTasks) {
+  for (const auto& [suite, id] : kCudaTasks) {
     SCOPED_TRACE(suite + "/" + id);
     const TaskInfo& t = task(suite, id);
     std::string reply = sim_reply(render(t), 1, clean());

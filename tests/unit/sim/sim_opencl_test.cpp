@@ -39,7 +39,7 @@ class SimOpenCl : public SimFixture {
 
 // Elementwise (with a chain and a broadcast operand), row operations, a reduction over a
 // middle dimension and products.
-const std::vector<std::pair<std::string, std::string>> kTasks = {
+const std::vector<std::pair<std::string, std::string>> kOpenclTasks = {
     {"level1", "relu"},        {"level1", "gelu"},          {"level1", "softmax"},
     {"level1", "log_softmax"}, {"level1", "layer_norm"},    {"level1", "sum_dim"},
     {"level1", "mean_dim"},    {"level1", "matmul_square"}, {"level1", "matmul_rect"},
@@ -47,7 +47,7 @@ const std::vector<std::pair<std::string, std::string>> kTasks = {
 
 TEST_F(SimOpenCl, PitfallFreeDraftsPassTheVerifier) {
   int checked = 0;
-  for (const auto& [suite, id] : kTasks) {
+  for (const auto& [suite, id] : kOpenclTasks) {
     const TaskInfo& t = task(suite, id);
     std::string reply = sim_reply(render(t), 1, clean());
     if (reply.find("no OpenCL template") != std::string::npos) continue;  // counted below
@@ -55,11 +55,11 @@ TEST_F(SimOpenCl, PitfallFreeDraftsPassTheVerifier) {
     EXPECT_TRUE(v.feasible) << suite << "/" << id << ": " << v.category << "\n" << v.feedback;
     ++checked;
   }
-  EXPECT_EQ(checked, static_cast<int>(kTasks.size())) << "every listed task has a template";
+  EXPECT_EQ(checked, static_cast<int>(kOpenclTasks.size())) << "every listed task has a template";
 }
 
 TEST_F(SimOpenCl, EveryMoveKeepsKernelsCorrect) {
-  for (const auto& [suite, id] : kTasks) {
+  for (const auto& [suite, id] : kOpenclTasks) {
     const TaskInfo& t = task(suite, id);
     Verdict v = check(
         t, sim_reply(render(t, "// evk-sim-moves: simd,reorder,omp,tile:32\n"), 2, clean()), 1);

@@ -15,7 +15,7 @@
 namespace evk {
 namespace {
 
-const char* kClean = R"SRC(#include "evokernel/kernel_abi.h"
+const char* kCleanCpu = R"SRC(#include "evokernel/kernel_abi.h"
 #include <cmath>
 #include <omp.h>
 // fopen in a comment is fine; so is "socket" in a string
@@ -31,7 +31,7 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
 }
 )SRC";
 
-TEST(SourceRules, CleanKernelPasses) { EXPECT_EQ(check_cpu_source(kClean), std::nullopt); }
+TEST(SourceRules, CleanKernelPasses) { EXPECT_EQ(check_cpu_source(kCleanCpu), std::nullopt); }
 
 TEST(SourceRules, NamesAreNotRules) {
   // A local, a lambda or a helper may be named like a C library function: the rules ban calls

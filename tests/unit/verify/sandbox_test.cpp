@@ -70,7 +70,7 @@ fs::path build(const std::string& src, const fs::path& dir) {
   return r.artifact;
 }
 
-const char* kRelu = R"(#include "evokernel/kernel_abi.h"
+const char* kSandboxRelu = R"(#include "evokernel/kernel_abi.h"
 extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32_t) {
   const float* x = (const float*)in[0].data; float* y = (float*)out[0].data;
   for (int64_t i = 0; i < evk_numel(&in[0]); ++i) y[i] = x[i] > 0 ? x[i] : 0;
@@ -79,7 +79,7 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
 
 TEST(Sandbox, HonestKernelPassesWithParentTimedBatches) {
   TempDir d("evk-sbx-");
-  auto out = run(build(kRelu, d.path()), d.path());
+  auto out = run(build(kSandboxRelu, d.path()), d.path());
   ASSERT_TRUE(out.passed) << out.category << ": " << out.feedback << out.run.process.err;
   EXPECT_TRUE(out.run.process.ok()) << out.run.process.describe();
   EXPECT_GT(out.trials, 0);

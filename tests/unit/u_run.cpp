@@ -1,0 +1,1 @@
+#include "/work/main/tests/unit/run/run_status_test.cpp"
