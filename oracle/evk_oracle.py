@@ -24,6 +24,13 @@ Run with /usr/bin/python3 (Debian's python3-torch). Two commands:
       size constants that are input extents changed to smaller odd values), DIR/variant<k>
       (seed k%S with a few random positions, drawn from the OS's randomness, holding another
       seed's values). DIR/sets.json lists what was written and why a kind was skipped.
+  baseline [--threads T] [--gemm N]
+      The eager baseline as this process runs it (one JSON line): python, torch version, the
+      BLAS library torch's sgemm_ binds to (read from the process, with its name and thread
+      count), torch's threads, ATen's CPU capability, the CPUs it may run on, and the rate of a
+      float32 N x N x N torch.mm in GFLOP/s (by wall time and by CPU time x T). `ref` records
+      the same facts, without the rate, in meta.json's "baseline".
+
   lint [--max-elements N] [--max-gflop G] TASK.py
       The fairness lint at the fitted size (one JSON line): findings where all zeros, a
       constant, a copy of an input, another seed's output or other values of one input pass
@@ -34,6 +41,7 @@ Exit status: 0 on success, 3 when the task itself is broken (the message says wh
 """
 import argparse
 import contextlib
+import ctypes
 import json
 import math
 import os
@@ -602,24 +610,178 @@ def fx_ops(model, inputs):
     return ops
 
 
-def eager_latency(model, inputs, runs, threads):
+# --- The eager baseline's provenance: what this process actually runs ----------------------
+# Debian's torch calls BLAS through the system's libblas.so.3, so which BLAS a speed-up over
+# eager is measured against is a fact of this process, not of the torch build: it is read here
+# from the process itself (the library its sgemm_ binds to, as mapped) and recorded with every
+# reference and by `baseline`, the probe behind `evokernel doctor` and the run's health check.
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+def mapped_libraries():
+    """The shared objects mapped into this process, as /proc/self/maps names them (real paths)."""
+    seen = []
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                parts = line.split(None, 5)
+                if len(parts) == 6 and parts[5].startswith("/") and ".so" in parts[5]:
+                    path = parts[5].strip()
+                    if path not in seen:
+                        seen.append(path)
+    except OSError:
+        pass
+    return seen
+
+
+def _symbol_file(handle, name):
+    """The file that defines `name` as `handle`'s scope resolves it (dladdr), or None."""
+    try:
+        addr = ctypes.cast(getattr(handle, name), ctypes.c_void_p).value
+    except AttributeError:
+        return None
+    info = _DlInfo()
+    libc = ctypes.CDLL(None)
+    dladdr = getattr(libc, "dladdr", None) or ctypes.CDLL("libdl.so.2").dladdr
+    dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
+    if not dladdr(ctypes.c_void_p(addr), ctypes.byref(info)) or not info.dli_fname:
+        return None
+    return os.path.realpath(info.dli_fname.decode())
+
+
+def _blas_name(lib, path):
+    """What the BLAS library says it is, by the functions it exports; else its file's name."""
+    def call(fn, restype):
+        f = getattr(lib, fn, None)
+        if f is None:
+            return None
+        f.restype, f.argtypes = restype, []
+        return f()
+    config = call("openblas_get_config", ctypes.c_char_p)
+    if config:
+        core = call("openblas_get_corename", ctypes.c_char_p)
+        words = config.decode().split()
+        version = words[1] if len(words) > 1 and words[0] == "OpenBLAS" else config.decode()
+        return f"OpenBLAS {version}" + (f" ({core.decode()} kernels)" if core else "")
+    if getattr(lib, "MKL_Get_Version_String", None) is not None:
+        return "Intel MKL"
+    blis = call("bli_info_get_version_str", ctypes.c_char_p)
+    if blis:
+        return f"BLIS {blis.decode()}"
+    if re.search(r"/blas/libblas\.so", path) or re.fullmatch(r"libblas\.so\.3\.\d+\.\d+",
+                                                             os.path.basename(path)):
+        return "reference BLAS (netlib)"
+    return os.path.basename(path)
+
+
+def _blas_threads(lib):
+    """The BLAS's own thread count where it has one (1 for a library without threads)."""
+    for fn in ("openblas_get_num_threads", "MKL_Get_Max_Threads", "bli_thread_get_num_threads"):
+        f = getattr(lib, fn, None)
+        if f is not None:
+            f.restype, f.argtypes = ctypes.c_int, []
+            return int(f())
+    return 1
+
+
+def set_blas_threads(threads):
+    """Gives the BLAS torch calls `threads` threads (the environment says so too; this holds
+    where the BLAS was loaded before it was read)."""
     torch.set_num_threads(threads)
-    times = []
+    path = blas_library()
+    if path:
+        lib = ctypes.CDLL(path)
+        for fn in ("openblas_set_num_threads", "MKL_Set_Num_Threads", "bli_thread_set_num_threads"):
+            f = getattr(lib, fn, None)
+            if f is not None:
+                f.argtypes, f.restype = [ctypes.c_int], None
+                f(threads)
+                break
+
+
+def blas_library():
+    """The file torch's sgemm_ binds to: looked up in the global scope first, then in
+    libtorch_cpu's own dependencies, the order the dynamic linker binds it in. None where the
+    BLAS is linked into torch with its symbols hidden (a pip wheel's MKL)."""
+    found = _symbol_file(ctypes.CDLL(None), "sgemm_")
+    if found:
+        return found
+    for path in mapped_libraries():
+        if re.search(r"/libtorch_cpu\.so", path):
+            return _symbol_file(ctypes.CDLL(path), "sgemm_")
+    return None
+
+
+def cpu_capability():
+    """The ATen CPU kernels dispatched to (DEFAULT, AVX2, AVX512): candidates compile with
+    -march=native, so a build capped below the machine is a fact of the baseline."""
+    backend = getattr(torch.backends, "cpu", None)
+    if backend is not None and hasattr(backend, "get_cpu_capability"):
+        return backend.get_cpu_capability()
+    m = re.search(r"CPU capability usage: (\S+)", torch.__config__.show())
+    return m.group(1) if m else "unknown"
+
+
+def baseline_identity(threads):
+    """The eager baseline as this process runs it."""
+    path = blas_library()
+    if path:
+        lib = ctypes.CDLL(path)
+        name, blas_threads = _blas_name(lib, path), _blas_threads(lib)
+    else:
+        m = re.search(r"BLAS_INFO=(\w+)", torch.__config__.show())
+        name, blas_threads = f"BLAS_INFO={m.group(1) if m else 'unknown'} linked into torch", 0
+        path = next((p for p in mapped_libraries() if "libtorch_cpu.so" in p), "")
+    return {"python": sys.executable, "torch_version": torch.__version__,
+            "blas_library": path, "blas_name": name, "blas_threads": blas_threads,
+            "threads": torch.get_num_threads(), "cpu_capability": cpu_capability(),
+            "cpus": sorted(os.sched_getaffinity(0))}
+
+
+def gemm_rate(n, threads, seconds=0.5):
+    """A float32 n x n x n torch.mm: GFLOP/s by its best wall time and by CPU time x `threads`
+    (the BLAS's threads: the rate on CPUs of its own, which a busy machine does not lower)."""
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    out = torch.empty(n, n)
+    flops = 2.0 * n ** 3
+    torch.mm(a, b, out=out)
+    walls, cpus = [], []
+    deadline = time.perf_counter() + seconds
+    while len(walls) < 3 or (time.perf_counter() < deadline and len(walls) < 20):
+        c0, t0 = time.process_time(), time.perf_counter()
+        torch.mm(a, b, out=out)
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    best_cpu = min(c for c in cpus if c > 0) if any(c > 0 for c in cpus) else min(walls)
+    return {"n": n, "runs": len(walls), "gflops_wall": flops / min(walls) / 1e9,
+            "gflops_cpu": flops * threads / best_cpu / 1e9}
+
+
+def eager_latency(model, inputs, runs, threads):
+    """The eager float32 forward's wall-clock median (what verdicts divide by) and, beside it,
+    its CPU time per call: on a busy machine the two part, and the CPU time tells by how much."""
+    torch.set_num_threads(threads)
+    times, cpu = [], []
     with torch.no_grad():
         for _ in range(3):
             model(*inputs)
         # Enough runs for a median; a reference stays within a minute on two shared cores.
         deadline = time.perf_counter() + 10.0
         for _ in range(runs):
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             model(*inputs)
             times.append((time.perf_counter() - t0) * 1e3)
+            cpu.append((time.process_time() - c0) * 1e3)
             if time.perf_counter() > deadline and len(times) >= 3:
                 break
     times.sort()
     q = statistics.quantiles(times, n=4) if len(times) >= 2 else [times[0]] * 3
     return {"median_ms": statistics.median(times), "iqr_ms": q[2] - q[0], "runs": len(times),
-            "threads": threads, "allocator_reuse": os.environ.get("MALLOC_MMAP_THRESHOLD_") is not None}
+            "cpu_median_ms": statistics.median(cpu), "threads": threads,
+            "allocator_reuse": os.environ.get("MALLOC_MMAP_THRESHOLD_") is not None}
 
 
 def write_safetensors(path, tensors, metadata):
@@ -648,7 +810,7 @@ def write_safetensors(path, tensors, metadata):
 
 
 def reference(path, seed, out_dir, max_elements, threads, timing_runs, timeout, max_gflop=0.0):
-    torch.set_num_threads(threads)
+    set_blas_threads(threads)
     started = time.perf_counter()
     mod = load_module(path, timeout)
     with time_limit(timeout, "fitting the task"):
@@ -720,6 +882,7 @@ def reference(path, seed, out_dir, max_elements, threads, timing_runs, timeout, 
         "bytes": int(nbytes),
         "f32_vs_f64": {"max_abs": max_abs, "max_rel": max_rel},
         "torch_version": torch.__version__,
+        "baseline": baseline_identity(threads),
         "atol": tolerance(mod, "ATOL"),
         "rtol": tolerance(mod, "RTOL"),
     }
@@ -982,7 +1145,7 @@ def variant_set(mod, path, out_dir, k, seeds, rng):
 
 def extra_sets(path, out_dir, seeds, variants, max_elements, threads, timeout, max_gflop=0.0):
     import random
-    torch.set_num_threads(threads)
+    set_blas_threads(threads)
     mod = load_module(path, timeout)
     with time_limit(timeout, "get_inputs"):
         _, facts = fit(mod, max_elements, max_gflop)  # the reference's own fitting: same shapes
@@ -1181,14 +1344,23 @@ def main(argv):
     x.add_argument("--threads", type=int, default=1)
     x.add_argument("--timeout", type=float, default=300)
     x.add_argument("task")
+    b = sub.add_parser("baseline")
+    b.add_argument("--threads", type=int, default=1)
+    b.add_argument("--gemm", type=int, default=512)
     c = sub.add_parser("lint")
     c.add_argument("--max-elements", type=int, default=0)
     c.add_argument("--max-gflop", type=float, default=0)
     c.add_argument("--timeout", type=float, default=300)
     c.add_argument("task")
     a = p.parse_args(argv)
+    if a.cmd == "baseline":
+        set_blas_threads(a.threads)
+        out = baseline_identity(a.threads)
+        out["gemm"] = gemm_rate(a.gemm, min(a.threads, out["blas_threads"] or a.threads))
+        print(json.dumps(out), flush=True)
+        return 0
     if a.cmd == "lint":
-        torch.set_num_threads(1)
+        set_blas_threads(1)
         out = lint(a.task, a.max_elements, a.max_gflop, a.timeout)
         print(json.dumps(out), flush=True)
         return 0 if out["ok"] else 3

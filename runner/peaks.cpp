@@ -74,24 +74,40 @@ std::vector<double> copy_gbps(int threads, size_t bytes_per_thread, double sampl
   return out;
 }
 
+// One register of the widest vector unit: the FMA loop's accumulators must all stay in
+// registers. With 64-byte vectors on AVX2 (two ymm each) eight accumulators plus the two
+// operands need 18 of its 16 registers: the spills put a store-to-load chain in the loop
+// and measured 2.3 GFLOP/s where OpenBLAS's SGEMM reached 87.
+#if defined(__AVX512F__)
+constexpr int kLanes = 16;
+#elif defined(__AVX__)
+constexpr int kLanes = 8;
+#else
+constexpr int kLanes = 4;
+#endif
+typedef float vreg __attribute__((vector_size(kLanes * sizeof(float))));
+// Independent FMA chains: enough to cover two FMA pipes of latency 4-5 (Zen, Intel), few enough
+// that they and the two operands fit 16 registers.
+constexpr int kChains = 12;
+
 std::vector<double> fma_gflops(int threads, int reps) {
-  const long iters = 8'000'000;
+  const long iters = 8'000'000 * 16 / kLanes;
   std::vector<float> sink(threads);
   std::vector<double> out;
   for (int rep = 0; rep < reps + 1; ++rep) {  // the first is a warm-up
     double t = parallel(threads, [&](int i) {
-      v16 m = {}, c = {};
-      for (int l = 0; l < 16; ++l) m[l] = 0.999999f, c[l] = 1e-7f;
-      v16 acc[8] = {};
-      for (int k = 0; k < 8; ++k) acc[k] = c * static_cast<float>(k + i + 1);
-      for (long it = 0; it < iters / 8; ++it)
-        for (int k = 0; k < 8; ++k) acc[k] = acc[k] * m + c;
+      vreg m = {}, c = {};
+      for (int l = 0; l < kLanes; ++l) m[l] = 0.999999f, c[l] = 1e-7f;
+      vreg acc[kChains] = {};
+      for (int k = 0; k < kChains; ++k) acc[k] = c * static_cast<float>(k + i + 1);
+      for (long it = 0; it < iters / kChains; ++it)
+        for (int k = 0; k < kChains; ++k) acc[k] = acc[k] * m + c;
       float s = 0;
-      for (int k = 0; k < 8; ++k)
-        for (int l = 0; l < 16; ++l) s += acc[k][l];
+      for (int k = 0; k < kChains; ++k)
+        for (int l = 0; l < kLanes; ++l) s += acc[k][l];
       sink[i] = s;
     });
-    double flops = 2.0 * 16 * 8 * static_cast<double>(iters / 8) * threads;
+    double flops = 2.0 * kLanes * kChains * static_cast<double>(iters / kChains) * threads;
     if (rep > 0) out.push_back(flops / t / 1e9);
   }
   volatile float keep = sink[0];

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/baseline_check.h"
 #include "cli/context.h"
 #include "core/build_info.h"
 #include "core/cpu_lease.h"
@@ -21,6 +22,7 @@ namespace {
 struct Check {
   bool ok;
   std::string what, detail, fix;
+  std::string failed = "MISSING";  // the status word when not ok
 };
 
 std::string first_line(const std::string& s) {
@@ -102,14 +104,34 @@ void install_checks(std::vector<Check>& checks) {
                     "build it (make build) or reinstall; EVK_RUNNER names another one"});
 }
 
+// The eager baseline as the oracle's own process runs it (tasks/baseline.h), probed afresh, and
+// its GEMM rate against the FMA peak: a run refuses to start below the floor.
+Check baseline_check(Context& ctx) {
+  try {
+    BaselineCheck c = check_baseline(ctx.workspace(), oracle_options(ctx.config()), true);
+    const EagerBaseline& b = c.baseline;
+    std::string detail = fmt::format(
+        "{} ({}); GEMM {}^3 {:.1f} GFLOP/s, {:.1f}% of the FMA peak {:.1f} GFLOP/s (floor {:.0f}%)",
+        b.describe(), b.blas_library, b.gemm_n, b.gemm_gflops, 100 * c.health.fraction,
+        c.fma_gflops, 100 * kMinGemmFraction);
+    return {c.health.ok, "eager baseline", detail, c.health.problem, "SLOW"};
+  } catch (const std::exception& e) {
+    return {false, "eager baseline", e.what(),
+            "run scripts/setup (python3-torch, libopenblas0-pthread) or fix oracle.python",
+            "FAILED"};
+  }
+}
+
 }  // namespace
 
 void add_doctor_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
       "doctor",
       "Check the tools evokernel uses (g++, PyTorch oracle, nvcc, PoCL), each layer of the "
-      "candidates' jail (namespaces, seccomp, Landlock, CPU pinning), the workspace and the "
-      "LLM endpoint; each line says OK or MISSING and how to fix it");
+      "candidates' jail (namespaces, seccomp, Landlock, CPU pinning), the workspace, the eager "
+      "baseline (the BLAS torch loaded, its GEMM rate against the FMA peak) and the LLM "
+      "endpoint; each line says OK or MISSING and how to fix it. Exit 1 when the eager "
+      "baseline is below the floor (a run would refuse to start)");
   static bool online = false;
   cmd->add_flag("--online", online, "also send one tiny request to the configured LLM endpoint");
   static bool remeasure = false;
@@ -157,6 +179,8 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
     } catch (const std::exception& e) {
       checks.push_back({false, "machine peaks", e.what(), "build evk-runner (make)"});
     }
+    checks.push_back(baseline_check(ctx));
+    const bool baseline_ok = checks.back().ok;
     const auto& cfg = ctx.config();
     std::string model = cfg.str("llm.model");
     bool needs_key = model.rfind("openai:", 0) == 0;
@@ -172,11 +196,13 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
                                  "see `evokernel llm ping` for the diagnosis"));
     bool all = true;
     for (const auto& c : checks) {
-      std::cout << fmt::format("{:<8} {:<22} {}\n", c.ok ? "OK" : "MISSING", c.what, c.detail);
+      std::cout << fmt::format("{:<8} {:<22} {}\n", c.ok ? "OK" : c.failed, c.what, c.detail);
       if (!c.ok) std::cout << fmt::format("{:<8} {:<22} fix: {}\n", "", "", c.fix);
       all = all && c.ok;
     }
-    ctx.exit_code = 0;  // doctor reports; optional tools missing is not a failure of the command
+    // Doctor reports; an optional tool missing is not a failure of the command. A crippled
+    // eager baseline is: every speed-up a run would report rests on it (`run` refuses it too).
+    ctx.exit_code = baseline_ok ? 0 : 1;
     (void)all;
   });
 }

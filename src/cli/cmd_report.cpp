@@ -31,7 +31,9 @@ void add_report_command(CLI::App& app, Context& ctx) {
       "report",
       "Write one self-contained HTML page about a run (no network needed): metrics per level, "
       "Acc per attempt, fast_p, speed-ups, gate failures, what the memory learned, and every "
-      "task's best kernel. Runs of the offline sim coder are labelled SIMULATED.");
+      "task's best kernel, with the eager baseline the speed-ups are against (torch, BLAS, "
+      "threads, CPU capability). Runs of the offline sim coder are labelled SIMULATED, runs "
+      "let through by --allow-slow-baseline SLOW BASELINE.");
   report->add_option("RUN", run, "run id (default: the latest)");
   report
       ->add_option("--compare", compare, "other run ids to compare with (repeat or comma-separate)")
@@ -53,6 +55,8 @@ void add_report_command(CLI::App& app, Context& ctx) {
     std::cout << fmt::format("wrote {} (run {}{}{}): open it in a browser\n", out, runs[0].info.id,
                              with.empty() ? "" : " compared with run " + with,
                              runs[0].info.simulated ? ", SIMULATED" : "");
+    for (const auto& r : runs)
+      std::cout << fmt::format("run {} {}\n", r.info.id, run_baseline_line(r.info));
   });
 
   static std::vector<std::string> show_args;
@@ -76,8 +80,9 @@ void add_report_command(CLI::App& app, Context& ctx) {
   auto* exp = app.add_subcommand(
       "export",
       "Write a run's best kernels as DIR/<task>.cpp (.cu for cuda) with DIR/manifest.json "
-      "(latency, speed-ups, verdict, model, seed), and its metrics as metrics.csv, tasks.csv "
-      "and metrics.json");
+      "(latency, speed-ups, verdict, model, seed, the eager baseline), and its metrics as "
+      "metrics.csv, tasks.csv and metrics.json (each row with the eager baseline's torch, "
+      "BLAS, threads and CPU capability)");
   exp->add_option("ARGS", export_args, "[RUN] DIR: run id (default: the latest) and a folder")
       ->required()
       ->expected(1, 2);
@@ -89,6 +94,7 @@ void add_report_command(CLI::App& app, Context& ctx) {
     std::cout << fmt::format("wrote {} kernel(s) of {} task(s) of run {}{} to {}\n", n,
                              r.overall.tasks, r.info.id, r.info.simulated ? " (SIMULATED)" : "",
                              dir);
+    std::cout << run_baseline_line(r.info) << "\n";
   });
 }
 

@@ -8,6 +8,7 @@
 
 #include "agent/agent.h"
 #include "backends/backend.h"
+#include "cli/baseline_check.h"
 #include "cli/context.h"
 #include "cli/executor_flags.h"
 #include "core/build_info.h"
@@ -15,6 +16,7 @@
 #include "core/paths.h"
 #include "report/metrics.h"
 #include "report/progress.h"
+#include "report/run_data.h"
 #include "tasks/suite.h"
 
 namespace evk::cli {
@@ -29,7 +31,7 @@ struct RunArgs {
   int budget = -1, parallel_tasks = 1, level = -1;
   int64_t seed = -1;
   bool dry_run = false, freeze_memory = false, quiet = false, json_events = false;
-  bool skip_degenerate = false;
+  bool skip_degenerate = false, allow_slow_baseline = false;
   ExecutorArgs exec;
 };
 
@@ -203,6 +205,28 @@ AgentOptions agent_options(Context& ctx, const Session& s) {
   return o;
 }
 
+// The eager baseline the run's speed-ups will be against (tasks/baseline.h), checked before
+// anything is written: a crippled one (the reference BLAS) refuses the run unless
+// --allow-slow-baseline, and a resumed run keeps the baseline it started with.
+json checked_baseline(Context& ctx, const Session& s, const RunArgs& a, const Backend& backend,
+                      const OracleOptions& oracle) {
+  BaselineCheck c = check_baseline(ctx.workspace(), oracle, false);
+  const json stored =
+      s.info.options.is_object() ? s.info.options.value("baseline", json()) : json();
+  const bool allowed = a.allow_slow_baseline || baseline_slow(stored);
+  // A modeled backend's verdicts compare with its cost model's eager, not this one.
+  const bool modeled = backend.modeled_latency();
+  if (!c.health.ok && !modeled && !allowed) throw UsageError(c.health.problem);
+  json record = baseline_record(c.baseline, c.health, c.fma_gflops, modeled, allowed);
+  if (stored.is_object() && stored.value("key", "") != record["key"].get<std::string>())
+    throw UsageError(fmt::format(
+        "run {} measured eager as {}; this machine's oracle now runs {}: resumed, its speed-ups "
+        "would mix two baselines; restore the first (oracle.python, the libblas.so.3 "
+        "alternative) or start a new run",
+        s.info.id, EagerBaseline::from_json(stored).describe(), c.baseline.describe()));
+  return stored.is_object() ? stored : record;
+}
+
 void print_results(Workspace& run_ws, const RunInfo& info, bool as_json) {
   AttemptLog log(run_ws);
   auto tasks = log.tasks();
@@ -215,9 +239,13 @@ void print_results(Workspace& run_ws, const RunInfo& info, bool as_json) {
                                   info.suite, info.budget);
   if (!builds.empty()) label += "\nbuild: " + join_builds(builds);
   if (as_json) {
-    json j = {{"run", info.id},      {"method", info.method}, {"model", info.model},
-              {"simulated", info.simulated}, {"suite", info.suite}, {"budget", info.budget},
-              {"builds", builds},    {"overall", to_json(all)}};
+    const json baseline = run_baseline(info);
+    json j = {{"run", info.id},         {"method", info.method},
+              {"model", info.model},    {"simulated", info.simulated},
+              {"suite", info.suite},    {"budget", info.budget},
+              {"baseline", baseline},   {"slow_baseline", baseline_slow(baseline)},
+              {"builds", builds},
+              {"overall", to_json(all)}};
     std::set<int> levels;
     for (const auto& t : tasks) levels.insert(t.level);
     for (int l : levels)
@@ -226,6 +254,7 @@ void print_results(Workspace& run_ws, const RunInfo& info, bool as_json) {
     return;
   }
   std::cout << format_metrics(all, label);
+  std::cout << "  " << run_baseline_line(info) << "\n";
   std::set<int> levels;
   for (const auto& t : tasks) levels.insert(t.level);
   if (levels.size() > 1)
@@ -292,9 +321,11 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
   // Verified here, every attempt would end `no_device`: a whole budget of LLM calls for nothing.
   if (executor->name() == "local")
     if (auto why = backend->device_unavailable())
-      throw UsageError(fmt::format("--backend {} cannot run kernels on this machine: {}; run "
-                                   "where the device is, or verify there with --executor slurm",
-                                   backend->name(), *why));
+      throw UsageError(
+          fmt::format("--backend {} cannot run kernels on this machine: {}; run "
+                      "where the device is, or verify there with --executor slurm",
+                      backend->name(), *why));
+  const json baseline = checked_baseline(ctx, s, a, *backend, opt.oracle);
   if (s.info.id == 0) {
     for (const auto* t : tasks) s.info.tasks.push_back(t->id);
     json config = json::object();
@@ -304,7 +335,8 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
                       {"freeze_memory", s.freeze_memory}, {"config", config},
                       {"memory_from", s.memory_from}, {"exclude_tasks", s.exclude_tasks},
                       {"level", s.level},
-                      {"learn_q", opt.method.learn_q && !s.freeze_memory}};
+                      {"learn_q", opt.method.learn_q && !s.freeze_memory},
+                      {"baseline", baseline}};
     s.info.id = store.create(s.info);
     store.record_build(s.info.id, build_string());
   } else {
@@ -327,9 +359,12 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
     if (!a.quiet) std::cout << fmt::format("loaded {} memory items from {}\n", n, s.memory_from);
   }
   if (!a.quiet && !a.json_events)
-    std::cout << fmt::format("run {}: {} task(s), method {}, model {}{}, budget {}\n", s.info.id,
-                             tasks.size(), s.info.method, s.info.model,
-                             s.info.simulated ? " (simulated; edge-case and second-shape checks off)" : "", s.info.budget);
+    std::cout << fmt::format(
+        "run {}: {} task(s), method {}, model {}{}, budget {}\n", s.info.id, tasks.size(),
+        s.info.method, s.info.model,
+        s.info.simulated ? " (simulated; edge-case and second-shape checks off)" : "",
+        s.info.budget);
+  if (!a.quiet && !a.json_events) std::cout << baseline_line(baseline) << "\n";
   try {
     agent.run(tasks);
     if (printer) printer->finish();
@@ -379,6 +414,10 @@ void add_run_options(CLI::App* c, RunArgs& a) {
                 "with --memory-from: drop the items that came from these tasks (comma-separated)");
   c->add_flag("--freeze-memory", a.freeze_memory,
               "read-only memory: no items written, no Q updates (held-out evaluation)");
+  c->add_flag("--allow-slow-baseline", a.allow_slow_baseline,
+              "run even where PyTorch eager's GEMM is below 10% of the machine's FMA peak (the "
+              "reference BLAS; see `evokernel doctor`); the run and its figures are marked SLOW "
+              "BASELINE");
   c->add_flag("--quiet", a.quiet, "no progress lines");
   c->add_flag("--json", a.json_events, "progress as JSON Lines events on stdout");
   add_executor_options(c, a.exec);
@@ -448,6 +487,7 @@ void add_run_command(CLI::App& app, Context& ctx) {
                                m, id, 100 * x.compilation_rate, 100 * x.acc, 100 * x.fast_p[1],
                                100 * x.fast_p[1.5], x.speedup_over_first.median);
     }
+    if (!done.empty()) std::cout << run_baseline_line(store.get(done.front().second)) << "\n";
     if (!done.empty() && store.get(done.front().second).simulated)
       std::cout << "(SIMULATED: model sim is the offline coder, not an LLM)\n";
   });

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/paths.h"
 #include "core/workspace.h"
+#include "tasks/baseline.h"
 #include "tasks/lint.h"
 #include "tasks/oracle.h"
 #include "tasks/suite.h"
@@ -78,9 +79,13 @@ void show(Context& ctx, const std::string& suite_name, const std::string& id) {
   const auto& e = r.meta["eager"];
   std::cout << fmt::format(
       "\noperators: {}\nFLOPs: {}  bytes: {}\nPyTorch eager float32: {:.3f} ms median (IQR {:.3f} "
-      "ms, {} runs, {} thread(s), allocator reuse)\n\n",
+      "ms, {} runs, {} thread(s), allocator reuse)\n",
       operators(r), r.flops, r.bytes, r.eager_ms, e.value("iqr_ms", 0.0), e.value("runs", 0),
       e.value("threads", 1));
+  // The baseline this reference was timed on, as its own process recorded it.
+  if (r.meta.contains("baseline"))
+    std::cout << "  on " << EagerBaseline::from_json(r.meta["baseline"]).describe() << "\n";
+  std::cout << "\n";
   std::cout << t.source;
 }
 

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "backends/backend.h"
+#include "cli/baseline_check.h"
 #include "cli/context.h"
 #include "cli/executor_flags.h"
 #include "core/error.h"
@@ -98,6 +99,8 @@ void add_verify_command(CLI::App& app, Context& ctx) {
     for (const auto& s : sources) work.emplace_back(&task, s);
     std::vector<Verdict> verdicts = executor->verify_batch(work, opt);
 
+    // What every "x eager" above is against (tasks/baseline.h): cached, so free here.
+    BaselineCheck eager = check_baseline(ctx.workspace(), oo, false);
     bool all = true;
     nlohmann::json out = nlohmann::json::array();
     for (size_t i = 0; i < verdicts.size(); ++i) {
@@ -106,12 +109,19 @@ void add_verify_command(CLI::App& app, Context& ctx) {
         auto j = to_json(verdicts[i]);
         j["source"] = files[i];
         j["task"] = task.id;
+        j["eager_baseline"] =
+            baseline_record(eager.baseline, eager.health, eager.fma_gflops, false, false);
         out.push_back(j);
       } else {
         print_verdict(fmt::format("{} on {}", files[i], task.id), verdicts[i]);
       }
     }
     if (a->json) std::cout << (out.size() == 1 ? out[0] : out).dump(1) << "\n";
+    if (!a->json)
+      std::cout << (eager.health.ok ? baseline_line(baseline_record(eager.baseline, eager.health,
+                                                                    eager.fma_gflops, false, false))
+                                    : "eager baseline: SLOW: " + eager.health.problem)
+                << "\n";
     ctx.exit_code = all ? 0 : 1;
   });
 }

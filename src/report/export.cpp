@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/paths.h"
 #include "report/html.h"
+#include "tasks/baseline.h"
 
 namespace evk {
 namespace fs = std::filesystem;
@@ -25,10 +26,27 @@ std::string csv_field(const std::string& s) {
 std::string num(double v) { return fmt::format("{:.6g}", v); }
 
 json run_json(const RunInfo& r) {
-  return {{"id", r.id},         {"method", r.method},   {"model", r.model},
-          {"simulated", r.simulated}, {"suite", r.suite}, {"backend", r.backend},
-          {"budget", r.budget}, {"seed", r.seed},       {"status", r.status},
-          {"created", r.created}, {"builds", run_builds(r)}};
+  const json baseline = run_baseline(r);
+  return {{"id", r.id},           {"method", r.method},
+          {"model", r.model},     {"simulated", r.simulated},
+          {"suite", r.suite},     {"backend", r.backend},
+          {"budget", r.budget},   {"seed", r.seed},
+          {"status", r.status},   {"created", r.created},
+          {"baseline", baseline}, {"slow_baseline", baseline_slow(baseline)},
+          {"builds", run_builds(r)}};
+}
+
+// The eager baseline's columns of a CSV row (tasks/baseline.h): beside every speed-up over
+// eager, what eager was. Empty fields for a run from before it was recorded.
+const char* const kBaselineColumns =
+    "eager_torch,eager_blas,eager_threads,eager_cpu_capability,slow_baseline";
+
+std::string baseline_fields(const RunInfo& r) {
+  const json b = run_baseline(r);
+  if (!b.is_object()) return ",,,,0";
+  return fmt::format("{},{},{},{},{}", csv_field(b.value("torch_version", "")),
+                     csv_field(b.value("blas_name", "")), b.value("threads", 0),
+                     csv_field(b.value("cpu_capability", "")), baseline_slow(b) ? 1 : 0);
 }
 
 std::string verdict_text(const Verdict& v) {
@@ -86,6 +104,7 @@ std::string format_show(const RunData& run, const std::string& task, bool* found
   s += fmt::format("eager    {}   speed-up over eager {}   over first draft {}\n", fmt_ms(eager),
                    fmt_x(ratio(eager, v.latency_ms)),
                    fmt_x(ratio(first->verdict.latency_ms, v.latency_ms)));
+  s += "         " + run_baseline_line(run.info) + "\n";
   s += fmt::format("achieved {:.2f} GB/s, {:.2f} GFLOP/s, {} of the roofline\n", v.gbps, v.gflops,
                    fmt_pct(v.roofline_fraction));
   s += "\n" + best->code + (best->code.empty() || best->code.back() == '\n' ? "" : "\n");
@@ -129,17 +148,18 @@ std::string metrics_csv(const RunData& run) {
       "run,method,model,simulated,scope,tasks,solved,attempts,compilation_rate,acc,acc_round1,"
       "fast_0,fast_0.5,fast_0.8,fast_1,fast_1.5,fast_2,fast1_ratio,speedup_over_first_median,"
       "speedup_over_first_q1,speedup_over_first_q3,geomean_speedup_over_eager,"
-      "attempts_to_first_median,tokens,cost_usd\n";
+      "attempts_to_first_median,tokens,cost_usd," +
+      std::string(kBaselineColumns) + "\n";
   auto row = [&](const std::string& scope, const Metrics& m) {
     auto fp = [&](double p) { return num(m.fast_p.count(p) ? m.fast_p.at(p) : 0); };
-    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                     run.info.id, csv_field(run.info.method), csv_field(run.info.model),
-                     run.info.simulated ? 1 : 0, scope, m.tasks, m.solved, m.attempts,
-                     num(m.compilation_rate), num(m.acc), num(m.acc_round1), fp(0), fp(0.5),
-                     fp(0.8), fp(1), fp(1.5), fp(2), num(m.fast1_ratio),
-                     num(m.speedup_over_first.median), num(m.speedup_over_first.q1),
-                     num(m.speedup_over_first.q3), num(m.geomean_over_eager),
-                     num(m.attempts_to_first.median), m.tokens, num(m.cost_usd));
+    s += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        run.info.id, csv_field(run.info.method), csv_field(run.info.model),
+        run.info.simulated ? 1 : 0, scope, m.tasks, m.solved, m.attempts, num(m.compilation_rate),
+        num(m.acc), num(m.acc_round1), fp(0), fp(0.5), fp(0.8), fp(1), fp(1.5), fp(2),
+        num(m.fast1_ratio), num(m.speedup_over_first.median), num(m.speedup_over_first.q1),
+        num(m.speedup_over_first.q3), num(m.geomean_over_eager), num(m.attempts_to_first.median),
+        m.tokens, num(m.cost_usd), baseline_fields(run.info));
   };
   for (const auto& [l, m] : run.by_level) row(fmt::format("level{}", l), m);
   row("overall", run.overall);
@@ -149,13 +169,15 @@ std::string metrics_csv(const RunData& run) {
 std::string tasks_csv(const RunData& run) {
   std::string s =
       "task,level,fitted,solved,attempts,first_feasible_attempt,eager_ms,first_draft_ms,best_ms,"
-      "speedup_over_first_draft,speedup_over_eager,roofline_fraction\n";
+      "speedup_over_first_draft,speedup_over_eager,roofline_fraction," +
+      std::string(kBaselineColumns) + "\n";
+  const std::string baseline = baseline_fields(run.info);
   for (const auto& t : run.overall.per_task)
-    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(t.task), t.level,
+    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(t.task), t.level,
                      t.fitted ? 1 : 0, t.solved ? 1 : 0, t.attempts, t.first_feasible_idx,
                      num(t.eager_ms), num(t.first_ms), num(t.best_ms),
                      num(ratio(t.first_ms, t.best_ms)), num(ratio(t.eager_ms, t.best_ms)),
-                     num(t.roofline_fraction));
+                     num(t.roofline_fraction), baseline);
   return s;
 }
 

@@ -3,10 +3,13 @@
 //
 // Export layout (files are rewritten, other files in DIR are left alone):
 //   DIR/<task>.cpp     the best feasible kernel of each solved task
-//   DIR/manifest.json  run (id, method, model, seed, simulated, ...) and one entry per task:
+//   DIR/manifest.json  run (id, method, model, seed, simulated, the eager baseline: torch,
+//                      BLAS, threads, CPU capability, slow_baseline) and one entry per task:
 //                      file, latency, eager, speed-ups vs first draft and vs eager, verdict
 //   DIR/metrics.json   the metrics overall and per level (same shape as `results --json`)
-//   DIR/metrics.csv    one row per scope (level N, overall): the summary metrics
+//   DIR/metrics.csv    one row per scope (level N, overall): the summary metrics and the
+//                      eager baseline's columns (eager_torch, eager_blas, eager_threads,
+//                      eager_cpu_capability, slow_baseline), as in tasks.csv
 //   DIR/tasks.csv      one row per task
 #pragma once
 #include <filesystem>

@@ -9,6 +9,7 @@
 
 #include "report/html.h"
 #include "report/svg.h"
+#include "tasks/baseline.h"
 
 namespace evk {
 namespace {
@@ -157,6 +158,14 @@ std::string banners(const std::vector<RunData>& runs) {
           "really verified and timed, but who wrote them is a stochastic program generator: "
           "read its numbers as a study of the system's learning dynamics, not of a model.</div>",
           r.info.id, r.info.id, html_escape(r.info.model));
+  for (const auto& r : runs)
+    if (baseline_slow(run_baseline(r.info)))
+      out += fmt::format(
+          "<div class=\"banner\" id=\"slow-baseline-{}\"><strong>SLOW BASELINE</strong> — run "
+          "{} was let through by <code>--allow-slow-baseline</code>: PyTorch eager ran its GEMMs "
+          "far below this machine's FMA peak, so its speed-ups over eager on tasks with a matmul "
+          "are inflated. {}</div>",
+          r.info.id, r.info.id, html_escape(run_baseline_line(r.info)));
   return out;
 }
 
@@ -188,7 +197,8 @@ std::string run_card(const RunData& r) {
   out += tile(fmt_count(static_cast<double>(m.tokens)) +
                   (m.cost_usd > 0 ? fmt::format("<small> ${:.2f}</small>", m.cost_usd) : ""),
               "tokens (cost)");
-  return out + "</div></div>";
+  return out + "</div><div class=\"meta baseline\">" + html_escape(run_baseline_line(r.info)) +
+         "</div></div>";
 }
 
 std::string summary_row(const RunInfo& info, int rowspan, const std::string& scope,
@@ -468,7 +478,9 @@ std::string task_rows(const RunData& r, const TaskResult& t) {
   const Attempt* best = best_attempt(r, t.task);
   std::string name = html_escape(t.task);
   if (t.fitted)
-    name += "<span class=\"tag\" title=\"input shapes scaled down to fit --max-elements\">fitted</span>";
+    name +=
+        "<span class=\"tag\" title=\"input shapes scaled down to fit "
+        "--max-elements\">fitted</span>";
   std::map<Category, int> fails;
   const Attempt* last = nullptr;
   for (const auto& a : r.attempts)

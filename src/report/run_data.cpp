@@ -5,11 +5,21 @@
 #include <set>
 
 #include "core/error.h"
+#include "tasks/baseline.h"
 
 namespace evk {
 
 const char* const kSimulatedNote =
     "SIMULATED: model sim is the offline coder (docs/architecture.md §8), not an LLM";
+
+nlohmann::json run_baseline(const RunInfo& info) {
+  return info.options.is_object() ? info.options.value("baseline", nlohmann::json())
+                                  : nlohmann::json();
+}
+
+std::string run_baseline_line(const RunInfo& info) {
+  return baseline_line(run_baseline(info));
+}
 
 double run_alpha(const RunInfo& info) {
   const auto& o = info.options;

@@ -28,6 +28,12 @@ std::string run_label(const RunInfo& info);
 // The line every view prints for a simulated run.
 extern const char* const kSimulatedNote;
 
+// The eager baseline the run recorded at its start (tasks/baseline.h, baseline_record); null
+// for a run from before it was kept.
+nlohmann::json run_baseline(const RunInfo& info);
+// Its line, printed beside the run's speed-ups over eager (results, report, show, export).
+std::string run_baseline_line(const RunInfo& info);
+
 // The fastest feasible attempt of a task (first on ties), or null when none is feasible.
 const Attempt* best_attempt(const RunData& run, const std::string& task);
 // The first feasible attempt of a task, or null.

@@ -48,7 +48,7 @@ LintResult lint_task(Workspace& ws, const TaskInfo& task, const OracleOptions& o
                                    task.path.string()};
   ProcessOptions po;
   po.timeout_s = opt.timeout_s + 60;
-  po.env["OMP_NUM_THREADS"] = "1";
+  po.env = oracle_thread_env(1);
   ProcessResult r = run_process(argv, po);
   json j;
   try {

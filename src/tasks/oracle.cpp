@@ -6,11 +6,13 @@
 #include <algorithm>
 
 #include "core/config.h"
+#include "core/cpu_lease.h"
 #include "core/error.h"
 #include "core/hash.h"
 #include "core/paths.h"
 #include "core/process.h"
 #include "core/workspace.h"
+#include "tasks/baseline.h"
 
 namespace evk {
 namespace fs = std::filesystem;
@@ -89,12 +91,44 @@ Reference load_reference(const fs::path& dir) {
   return r;
 }
 
+std::map<std::string, std::string> oracle_thread_env(int threads) {
+  const std::string t = std::to_string(threads);
+  return {{"OMP_NUM_THREADS", t}, {"OPENBLAS_NUM_THREADS", t}, {"MKL_NUM_THREADS", t}};
+}
+
+// The cache folder of a task's references: its content, the oracle, the fitting, the thread
+// count and the eager baseline they were made with (an eager time measured under another
+// BLAS or torch is never reused).
+static fs::path refs_dir(Workspace& ws, const TaskInfo& task, const OracleOptions& opt,
+                         const std::string& baseline_key) {
+  return ws.cache_dir() / "refs" /
+         fmt::format("{}-{}-o{}", task.id, task.content_hash.substr(0, 16), oracle_hash()) /
+         fmt::format("m{}-g{}-t{}-b{}", opt.max_elements, opt.max_gflop, opt.threads, baseline_key);
+}
+
+// A fresh reference whose process ran another baseline than the probe said (the system
+// changed under a cached probe): the probe is forgotten and the reference refused.
+static void check_same_baseline(Workspace& ws, const fs::path& tmp, const EagerBaseline& expected,
+                                const OracleOptions& opt, const std::string& what) {
+  EagerBaseline got;
+  try {
+    got = EagerBaseline::from_json(json::parse(read_file(tmp / "meta.json")).at("baseline"));
+  } catch (const std::exception& e) {
+    throw OracleError(OracleError::Why::Failed,
+                      what + ": the reference records no eager baseline (" + e.what() + ")");
+  }
+  if (got.key() == expected.key()) return;
+  forget_eager_baseline(ws, opt);
+  throw OracleError(OracleError::Why::Failed,
+                    fmt::format("{}: the oracle ran {} where the baseline probe found {}: the "
+                                "system changed; run `evokernel doctor` and try again",
+                                what, got.describe(), expected.describe()));
+}
+
 Reference oracle_reference(Workspace& ws, const TaskInfo& task, int seed,
                            const OracleOptions& opt) {
-  fs::path dir = ws.cache_dir() / "refs" /
-                 fmt::format("{}-{}-o{}", task.id, task.content_hash.substr(0, 16), oracle_hash()) /
-                 fmt::format("m{}-g{}-t{}", opt.max_elements, opt.max_gflop, opt.threads) /
-                 fmt::format("seed{}", seed);
+  const EagerBaseline baseline = eager_baseline(ws, opt);
+  fs::path dir = refs_dir(ws, task, opt, baseline.key()) / fmt::format("seed{}", seed);
   if (fs::exists(dir / "meta.json") && fs::exists(dir / "ref.safetensors"))
     return load_reference(dir);
 
@@ -120,11 +154,25 @@ Reference oracle_reference(Workspace& ws, const TaskInfo& task, int seed,
   // would, so PyTorch does not pay page faults a preallocated kernel output never pays.
   po.env["MALLOC_MMAP_THRESHOLD_"] = "4294967296";
   po.env["MALLOC_TRIM_THRESHOLD_"] = "4294967296";
-  po.env["OMP_NUM_THREADS"] = std::to_string(opt.threads);
-  ProcessResult r = run_process(argv, po);
+  // The eager time is the kernel's competitor: the same threads (torch's, OpenMP's, the
+  // BLAS's) and CPUs of its own, as a candidate's runner gets (verify/runner_client.cpp).
+  for (const auto& [k, v] : oracle_thread_env(opt.threads)) po.env[k] = v;
+  ProcessResult r;
+  {
+    CpuLease lease(opt.threads);
+    po.cpus = lease.cpus();
+    r = run_process(argv, po);
+  }
+  const std::string what = "task " + task.id + " (seed " + std::to_string(seed) + ")";
   if (!r.ok()) {
     fs::remove_all(tmp);
-    throw oracle_failure(r, "task " + task.id + " (seed " + std::to_string(seed) + ")");
+    throw oracle_failure(r, what);
+  }
+  try {
+    check_same_baseline(ws, tmp, baseline, opt, what);
+  } catch (...) {
+    fs::remove_all(tmp);
+    throw;
   }
   std::error_code ec;
   fs::rename(tmp, dir, ec);
@@ -134,9 +182,7 @@ Reference oracle_reference(Workspace& ws, const TaskInfo& task, int seed,
 
 ExtraSets oracle_extra_sets(Workspace& ws, const TaskInfo& task, int seeds, int variants,
                             const OracleOptions& opt) {
-  fs::path dir = ws.cache_dir() / "refs" /
-                 fmt::format("{}-{}-o{}", task.id, task.content_hash.substr(0, 16), oracle_hash()) /
-                 fmt::format("m{}-g{}-t{}", opt.max_elements, opt.max_gflop, opt.threads) /
+  fs::path dir = refs_dir(ws, task, opt, eager_baseline(ws, opt).key()) /
                  fmt::format("sets-s{}-v{}", seeds, variants);
   if (!fs::exists(dir / "sets.json")) {
     fs::create_directories(dir.parent_path());
@@ -156,7 +202,7 @@ ExtraSets oracle_extra_sets(Workspace& ws, const TaskInfo& task, int seeds, int 
     ProcessOptions po;
     // The oracle gives each set (edge, shape2, the variants) a reference's time limit.
     po.timeout_s = std::max(opt.timeout_s, 60.0) * (2 + variants) + 60;
-    po.env["OMP_NUM_THREADS"] = std::to_string(opt.threads);
+    po.env = oracle_thread_env(opt.threads);
     ProcessResult r = run_process(argv, po);
     if (!r.ok()) {
       fs::remove_all(tmp);

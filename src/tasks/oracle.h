@@ -1,6 +1,8 @@
 // The oracle client: runs oracle/evk_oracle.py (PyTorch through /usr/bin/python3) in a
 // subprocess with a time limit and caches its results in the workspace, keyed by the task
-// file's content hash, the seed, the fitting limit and the thread count.
+// file's content hash, the seed, the fitting limit, the thread count and the eager baseline
+// (tasks/baseline.h: torch, its BLAS, the CPU capability). A reference is timed as a kernel
+// is: pinned to CPUs of its own, with torch, OpenMP and the BLAS on the same thread count.
 #pragma once
 #include <map>
 #include <string>
@@ -26,6 +28,9 @@ struct OracleOptions {
 
 // tasks.max_elements, verify.threads, oracle.* from the effective config.
 OracleOptions oracle_options(const Config& c);
+
+// The environment that gives the oracle's torch, OpenMP and BLAS `threads` threads.
+std::map<std::string, std::string> oracle_thread_env(int threads);
 
 // Short hash of oracle/evk_oracle.py: part of every cache key, so a changed oracle recomputes.
 std::string oracle_hash();

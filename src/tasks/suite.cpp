@@ -132,6 +132,7 @@ Suite load_suite(Workspace& ws, const std::string& suite, const OracleOptions& f
     ProcessOptions opt;
     opt.timeout_s = timeout_s + 30.0 * static_cast<double>(todo.size());
     opt.output_cap = 16 << 20;
+    opt.env = oracle_thread_env(1);  // a forward on real tensors stays on one thread
     ProcessResult r = run_process(argv, opt);
     // One JSON line per task, in order; a task that killed the interpreter leaves the rest
     // undescribed: those are marked broken with the process's fate.

@@ -24,6 +24,7 @@
 #include "core/process.h"
 #include "core/temp_dir.h"
 #include "core/workspace.h"
+#include "tasks/baseline.h"
 #include "verify/compare.h"
 #include "verify/runner_client.h"
 #include "verify/runner_outcome.h"
@@ -238,6 +239,8 @@ std::string Verifier::cache_key(const TaskInfo& task, const std::string& source,
             {"max_elements", oracle_.max_elements},
             {"max_gflop", oracle_.max_gflop},
             {"oracle_threads", oracle_.threads},
+            // The eager time in the verdict was measured under this torch and BLAS.
+            {"eager_baseline", eager_baseline(ws_, oracle_).key()},
             {"timing_runs", oracle_.timing_runs},
             {"source", sha256_hex(source)},
             {"toolchain", toolchain_fingerprint(compile_command)},

@@ -1,3 +1,5 @@
+#include "report/export.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -6,7 +8,6 @@
 #include "core/paths.h"
 #include "core/process.h"
 #include "fixture.h"
-#include "report/export.h"
 
 namespace evk {
 namespace {
@@ -50,7 +51,11 @@ TEST_F(Fixture, ShowPrintsTheBestKernelItsGatesAndSpeedUps) {
       << s;
   EXPECT_NE(s.find("pass correctness"), std::string::npos);
   EXPECT_NE(s.find("speed-up over eager 8.00x"), std::string::npos) << s;  // 4 / 0.5
-  EXPECT_NE(s.find("over first draft 4.00x"), std::string::npos);         // 2 / 0.5
+  EXPECT_NE(s.find("over first draft 4.00x"), std::string::npos);          // 2 / 0.5
+  EXPECT_NE(s.find("eager baseline: PyTorch 1.13.0a0 eager, OpenBLAS 0.3.21 (Zen kernels), 1 "
+                   "thread, ATen AVX2; GEMM 80.0 GFLOP/s, 80% of the FMA peak"),
+            std::string::npos)
+      << s;
   EXPECT_NE(s.find("// relu v4 simd best"), std::string::npos);
 }
 
@@ -85,6 +90,8 @@ TEST_F(Fixture, ExportWritesKernelsManifestAndMetrics) {
   EXPECT_EQ(m["run"]["model"], "sim");
   EXPECT_EQ(m["run"]["seed"], 7);
   EXPECT_EQ(m["run"]["simulated"], true);
+  EXPECT_EQ(m["run"]["baseline"]["blas_name"], "OpenBLAS 0.3.21 (Zen kernels)");
+  EXPECT_EQ(m["run"]["slow_baseline"], false);
   ASSERT_EQ(m["tasks"].size(), 3u);
   const json& relu = m["tasks"][0];
   EXPECT_EQ(relu["task"], "relu");
@@ -99,17 +106,20 @@ TEST_F(Fixture, ExportWritesKernelsManifestAndMetrics) {
   json j = json::parse(read_file(dir / "metrics.json"));
   EXPECT_EQ(j["overall"]["solved"], 2);
   EXPECT_EQ(j["levels"]["2"]["solved"], 0);
+  EXPECT_EQ(j["run"]["baseline"]["cpu_capability"], "AVX2");
 
   auto csv = lines(read_file(dir / "metrics.csv"));
   ASSERT_EQ(csv.size(), 4u);  // header, level1, level2, overall
   EXPECT_EQ(csv[0].rfind("run,method,model,simulated,scope,tasks,solved", 0), 0u);
   EXPECT_EQ(csv[3].rfind("1,evokernel,sim,1,overall,3,2,13,", 0), 0u) << csv[3];
+  const std::string eager = ",1.13.0a0,OpenBLAS 0.3.21 (Zen kernels),1,AVX2,0";
+  EXPECT_EQ(csv[3].substr(csv[3].size() - eager.size()), eager) << csv[3];
   size_t cols = std::count(csv[0].begin(), csv[0].end(), ',');
   for (const auto& l : csv) EXPECT_EQ(static_cast<size_t>(std::count(l.begin(), l.end(), ',')), cols);
 
   auto tasks = lines(read_file(dir / "tasks.csv"));
   ASSERT_EQ(tasks.size(), 4u);
-  EXPECT_EQ(tasks[1], "relu,1,0,1,5,2,4,2,0.5,4,8,0.4");
+  EXPECT_EQ(tasks[1], "relu,1,0,1,5,2,4,2,0.5,4,8,0.4" + eager);
 }
 
 TEST(KernelFileName, KeepsSafeCharactersOnly) {

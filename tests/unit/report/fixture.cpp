@@ -1,5 +1,7 @@
 #include "fixture.h"
 
+#include "tasks/baseline.h"
+
 namespace evk::testing {
 
 namespace {
@@ -48,7 +50,19 @@ BuiltRun build_run(Workspace& ws, bool simulated, uint64_t seed) {
   info.budget = 5;
   info.seed = seed;
   info.simulated = simulated;
-  info.options = {{"config", {{"memory.alpha", "0.5"}}}, {"freeze_memory", false}};
+  EagerBaseline eager;  // as a run records it (tasks/baseline.h)
+  eager.python = "/usr/bin/python3";
+  eager.torch_version = "1.13.0a0";
+  eager.blas_library = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3";
+  eager.blas_name = "OpenBLAS 0.3.21 (Zen kernels)";
+  eager.cpu_capability = "AVX2";
+  eager.blas_threads = 1;
+  eager.gemm_n = 512;
+  eager.gemm_gflops = 80;
+  info.options = {
+      {"config", {{"memory.alpha", "0.5"}}},
+      {"freeze_memory", false},
+      {"baseline", baseline_record(eager, baseline_health(eager, 100), 100, false, false)}};
   BuiltRun b;
   b.id = store.create(info);
 

@@ -53,6 +53,9 @@ TEST(HtmlReport, HasTheSummaryChartsTablesAndNothingExternal) {
   EXPECT_EQ(count(h, "<td>level 1</td>"), 2u);
   EXPECT_EQ(count(h, "<td>level 2</td>"), 2u);
   EXPECT_EQ(count(h, "<tr class=\"overall\">"), 2u);
+  // Each run's card names the eager baseline its speed-ups are against; neither is slow.
+  EXPECT_EQ(count(h, "eager baseline: PyTorch 1.13.0a0 eager, OpenBLAS 0.3.21"), 2u);
+  EXPECT_EQ(h.find("slow-baseline-"), std::string::npos);
   // Self-contained: no scripts, no external resources.
   EXPECT_EQ(h.find("<script"), std::string::npos);
   EXPECT_EQ(h.find("<link"), std::string::npos);
