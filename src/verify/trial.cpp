@@ -209,8 +209,10 @@ class Trial {
   void replay_and_time(const RunnerLimits& lim, const std::string& workdir) {
     if (!out_.passed || !opt_.modeled) return;
     std::vector<ReplayResult> rs;
+    double t0 = now_s();
     try {
       rs = replay_traces(s_.job(), traces_, lim, workdir);
+      out_.metrics["replay_s"] = now_s() - t0;  // what the replay adds to a verification
     } catch (const Error& e) {
       return (void)fail(Gate::DynamicHack, Category::HackDynamic,
                         std::string("the kernel's API trace could not be replayed (") + e.what() +

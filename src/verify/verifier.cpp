@@ -15,6 +15,7 @@
 
 #include "backends/backend.h"
 #include "backends/compiler_feedback.h"
+#include "backends/instruction_scan.h"
 #include "core/build_id.h"
 #include "core/config.h"
 #include "core/error.h"
@@ -219,6 +220,7 @@ json verdict_key_options(const VerifyOptions& o) {
           {"timing_max_trials", o.timing_max_trials},
           {"too_fast_fraction", o.too_fast_fraction},
           {"static_source_gate", o.static_source_gate},
+          {"instruction_scan", o.instruction_scan},
           {"edge_set", o.edge_set},
           {"second_shape", o.second_shape},
           {"jailed", !unsafe_no_jail()}};
@@ -290,6 +292,13 @@ bool compile_gate(Judge& j, const Backend& backend, const std::string& source,
     j.v.compiled = true;
     return j.fail(Gate::StaticHack, Category::HackStatic, *bad);
   }
+  // Every native library (cpu, ascendc, the CUDA host side): no instruction a kernel never
+  // needs, however it was spelled in the source.
+  if (opt.instruction_scan && cr.artifact.extension() == ".so")
+    if (auto bad = check_instructions(cr.artifact)) {
+      j.v.compiled = true;
+      return j.fail(Gate::StaticHack, Category::HackStatic, *bad);
+    }
   j.pass(Gate::StaticHack, "source and symbols clean");
   j.pass(Gate::Compile, fmt::format("{:.2f} s", cr.wall_s));
   j.v.compiled = true;
@@ -380,7 +389,8 @@ bool too_fast_gate(Judge& j, const TrialOutcome& out, const Reference& r0, const
   const char* what = "a median";
   if (auto m = out.metrics.find("modeled"); m != out.metrics.end() && m->is_object()) {
     size_t launches = m->value("launches", nlohmann::json::array()).size();
-    t = std::max(0.0, out.median_ms - static_cast<double>(launches) * m->value("launch_us", 0.0) * 1e-3);
+    t = std::max(0.0,
+                 out.median_ms - static_cast<double>(launches) * m->value("launch_us", 0.0) * 1e-3);
     what = "a modeled device time (launch cost excluded)";
     j.v.metrics["device_ms"] = t;
   }

@@ -8,7 +8,6 @@
 #include "backends/ascendc/eager_model.h"
 #include "backends/compile_support.h"
 #include "backends/host_compiler.h"
-#include "backends/instruction_scan.h"
 #include "backends/symbol_tables.h"
 #include "core/paths.h"
 
@@ -136,8 +135,7 @@ CompileResult AscendcBackend::compile(const std::string& source, const fs::path&
 }
 
 std::optional<std::string> AscendcBackend::check_artifact(const fs::path& artifact) const {
-  if (auto bad = check_ascendc_symbols(read_symbol_tables(artifact))) return bad;
-  return check_instructions(artifact);
+  return check_ascendc_symbols(read_symbol_tables(artifact));
 }
 
 RunnerSpec AscendcBackend::runner(const fs::path&) const {

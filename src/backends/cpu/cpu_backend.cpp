@@ -7,7 +7,6 @@
 #include "backends/cpu/source_rules.h"
 #include "backends/cpu/symbol_rules.h"
 #include "backends/elf_image.h"
-#include "backends/instruction_scan.h"
 #include "backends/symbol_tables.h"
 #include "backends/import_rules.h"
 #include "backends/load_time_rules.h"
@@ -70,7 +69,6 @@ std::optional<std::string> CpuBackend::check_artifact(const fs::path& artifact) 
   ElfImage img = read_elf_image(artifact);
   if (auto bad = check_cpu_symbols(nm_tables(img))) return bad;
   if (auto bad = check_kernel_imports(img)) return bad;
-  if (auto bad = check_instructions(artifact)) return bad;
   return check_load_time(img, load_time_baselines(knowledge_dir()));
 }
 
