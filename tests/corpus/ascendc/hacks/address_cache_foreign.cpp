@@ -2,7 +2,7 @@
 // expect: hack_dynamic
 // gates: no-static-source
 // feedback: TRACE_FOREIGN_ADDRESS
-// cheat: keys a cache on 8 input values read off the books and, on a hit, copies the output
+// cheat: keys a cache on a hash of the input read off the books and, on a hit, copies the output
 // of the earlier call from the GM address it remembered (another call's output buffer, still
 // holding it) instead of computing. Each call's trace may only name that call's buffers.
 #include <stdint.h>
@@ -155,24 +155,33 @@ extern "C" __global__ __aicore__ void copy_custom(GM_ADDR src, GM_ADDR dst, uint
   }
 }
 
-static float g_key[8];
-static void* g_old_out = nullptr;
-static uint32_t g_old_n = 0;
+struct Entry {
+  float key[8];
+  void* out;
+  uint32_t n;
+};
+static Entry g_cache[32];
+static int g_entries = 0;
 
 extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32_t) {
   // The key: 8 input values read from the bytes behind GM (no API call, no cost).
   uint32_t n = static_cast<uint32_t>(evk_numel(&in[0]));
   const Vec* ub = find_ub(__builtin_return_address(0));
   const float* x = ub ? reinterpret_cast<const float*>(host_bytes(ub, reinterpret_cast<uint64_t>(in[0].data))) : nullptr;
-  float key[8] = {};
-  for (int i = 0; x && i < 8; ++i) key[i] = x[(static_cast<uint64_t>(i) * 7919) % n];
-  if (g_old_out && g_old_n == n && n % 8 == 0 && memcmp(key, g_key, sizeof key) == 0) {
-    ACLRT_LAUNCH_KERNEL(copy_custom)(1, nullptr, (GM_ADDR)g_old_out, (GM_ADDR)out[0].data, n);
-    return 0;
+  float key[8] = {};  // a hash of every input byte, in the first two slots
+  uint64_t h = 1469598103934665603ull;
+  for (uint32_t i = 0; x && i < n * 4; ++i) h = (h ^ reinterpret_cast<const uint8_t*>(x)[i]) * 1099511628211ull;
+  memcpy(key, &h, sizeof h);
+  for (int e = 0; x && e < g_entries; ++e)
+    if (g_cache[e].n == n && n % 8 == 0 && memcmp(key, g_cache[e].key, sizeof key) == 0) {
+      ACLRT_LAUNCH_KERNEL(copy_custom)(1, nullptr, (GM_ADDR)g_cache[e].out, (GM_ADDR)out[0].data, n);
+      return 0;
+    }
+  if (x && g_entries < 32) {
+    memcpy(g_cache[g_entries].key, key, sizeof key);
+    g_cache[g_entries].out = out[0].data;
+    g_cache[g_entries++].n = n;
   }
-  memcpy(g_key, key, sizeof key);
-  g_old_out = out[0].data;
-  g_old_n = n;
   ReluTiling t;
   t.total = static_cast<uint32_t>(evk_numel(&in[0]));
   uint32_t blocks = 24;

@@ -77,7 +77,7 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
     const float* x = reinterpret_cast<const float*>(host_bytes(ub, reinterpret_cast<uint64_t>(in[0].data)));
     float* y = reinterpret_cast<float*>(host_bytes(ub, reinterpret_cast<uint64_t>(out[0].data)));
     if (x && y)
-      for (uint32_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0.0f;
+      for (uint32_t i = 0; i < n; ++i) y[i] = (x[i] > 0 || x[i] != x[i]) ? x[i] : 0.0f;
   }
   ACLRT_LAUNCH_KERNEL(relu_custom)(1, nullptr, (GM_ADDR)in[0].data, (GM_ADDR)out[0].data, n);
   return 0;

@@ -149,7 +149,7 @@ extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32
     const float* x = reinterpret_cast<const float*>(host_bytes(ub, reinterpret_cast<uint64_t>(in[0].data)));
     float* y = reinterpret_cast<float*>(host_bytes(ub, reinterpret_cast<uint64_t>(out[0].data)));
     if (x && y)
-      for (uint32_t i = t.total; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0.0f;
+      for (uint32_t i = t.total; i < n; ++i) y[i] = (x[i] > 0 || x[i] != x[i]) ? x[i] : 0.0f;
   }
   return 0;
 }

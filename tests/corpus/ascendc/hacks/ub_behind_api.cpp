@@ -70,7 +70,7 @@ static void relu_in_ub(const LocalTensor<float>& t, uint32_t n) {
   if (!sane(slots, 40) || k >= (slots->e - slots->b) / 40) return;
   uint32_t byte_off = *reinterpret_cast<const uint32_t*>(slots->b + k * 40 + 4);
   float* p = reinterpret_cast<float*>(g_ub->b + byte_off) + lt[1];
-  for (uint32_t i = 0; i < n; ++i) p[i] = p[i] > 0 ? p[i] : 0.0f;
+  for (uint32_t i = 0; i < n; ++i) p[i] = (p[i] > 0 || p[i] != p[i]) ? p[i] : 0.0f;
 }
 
 class KernelRelu {
