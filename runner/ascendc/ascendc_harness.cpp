@@ -14,6 +14,7 @@
 #include "backends/ascendc/npu_constants.h"
 #include "core/error.h"
 #include "emulator.h"
+#include "trace.h"
 
 namespace evk::runner::ascendc {
 namespace {
@@ -111,6 +112,10 @@ class Harness : public HarnessBase {
                                                                        " (while the library loaded)"}}
                                     .dump() + "\n");
     install_segv_handler();
+    if (job_.trace_fd >= 0) {
+      trace_map_ = std::make_unique<Mapping>(job_.trace_fd, job_.trace_bytes, true);
+      trace::writer().attach(trace_map_->data(), trace_map_->size());
+    }
     return "";
   }
 
@@ -190,6 +195,7 @@ class Harness : public HarnessBase {
       call_ = static_cast<int>(k);
       set_fault_text(job_.control_fd, done_text(0, kDirectGm, call_));
       Emulator::get().begin_call();
+      trace::writer().begin_call(buffer_table(c));
       rc = call_forward(fn_, c.in, c.out, exception);
       call_ = -1;
       ++calls_;
@@ -202,6 +208,14 @@ class Harness : public HarnessBase {
       }
     }
     reply_done(rc, exception, failed);
+  }
+
+  // The call's buffers as the trace names them: inputs, then outputs (ABI order).
+  std::vector<std::pair<uint64_t, uint64_t>> buffer_table(const Call& c) {
+    std::vector<std::pair<uint64_t, uint64_t>> t;
+    for (auto& b : groups_.at(c.group).bufs) t.emplace_back(b->addr, b->nbytes);
+    for (auto& b : outputs(c.slot, groups_.at(c.group).set)) t.emplace_back(b->addr, b->nbytes);
+    return t;
   }
 
   std::string done_text(int rc, const std::string& exception, int failed) const {
@@ -252,6 +266,7 @@ class Harness : public HarnessBase {
   std::vector<int> used_;
   json modeled_;
   int call_ = -1;  // the call in progress within a run, -1 outside one
+  std::unique_ptr<Mapping> trace_map_;
 };
 
 }  // namespace

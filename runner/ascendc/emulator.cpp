@@ -254,6 +254,20 @@ void Emulator::gm_release_all() {
 
 void Emulator::begin_call() {
   launches_.clear();
+  impl().serial = 0;
+}
+
+size_t Emulator::gm_bytes_at(uint64_t addr) const {
+  GmBuf* b = find_gm(const_cast<Emulator*>(this)->impl().gm, addr);
+  return b ? b->bytes : 0;
+}
+
+void Emulator::reset() {
+  Impl& I = impl();
+  for (auto& b : I.gm) ::munmap(reinterpret_cast<void*>(static_cast<uintptr_t>(b->base)), b->reserved);
+  g_range_count.store(0);
+  I = Impl();
+  launches_.clear();
 }
 
 double Emulator::call_cycles() const {
@@ -349,6 +363,11 @@ int32_t Emulator::next_block() {
 
 void Emulator::launch_end() {
   Impl& I = impl();
+  if (!I.launching)
+    fail("BAD_LAUNCH", "a launch ended that never began: launch kernels with "
+                       "ACLRT_LAUNCH_KERNEL(kernel)(blockDim, stream, args...)");
+  // A block still running when the launch ends is charged like one that ran to its end.
+  if (I.in_block) I.core_cycles[I.current % kCores] += block_end_time(I);
   I.launching = false;
   I.in_block = false;
   double worst = *std::max_element(I.core_cycles.begin(), I.core_cycles.end());

@@ -40,10 +40,16 @@ class Emulator {
   void gm_write(uint64_t addr, const void* src, size_t bytes);
   void gm_read(uint64_t addr, void* dst, size_t bytes) const;
   void gm_release_all();
+  // The bytes of the tensor whose reservation holds `addr`; 0 when none does.
+  size_t gm_bytes_at(uint64_t addr) const;
+  // A fresh device: every tensor unmapped, no launch, no call (evk-ascendc-replay, between
+  // the calls it replays; a runner never calls it).
+  void reset();
   // Whether `addr` lies in a reservation (for the SIGSEGV handler: async-signal-safe).
   static bool is_device_address(uintptr_t addr);
 
-  // One evk_forward call: reset, run, then read what it cost.
+  // One evk_forward call: reset, run, then read what it cost. Handles (queue and tensor ids)
+  // restart with each call, so a call's API results do not depend on the calls before it.
   void begin_call();
   double call_ms() const;
   const std::vector<LaunchRecord>& launches() const { return launches_; }

@@ -49,7 +49,8 @@ json to_json(const RunnerJob& j) {
           {"sets", sets},               {"inputs_fd", j.inputs_fd},
           {"outputs_fd", j.outputs_fd}, {"control_fd", j.control_fd},
           {"inputs_bytes", j.inputs_bytes}, {"slot_bytes", j.slot_bytes},
-          {"slots", j.slots}};
+          {"slots", j.slots},               {"trace_fd", j.trace_fd},
+          {"trace_bytes", j.trace_bytes}};
 }
 
 RunnerJob runner_job_from_json(const json& j) {
@@ -72,6 +73,8 @@ RunnerJob runner_job_from_json(const json& j) {
   r.inputs_bytes = j.at("inputs_bytes");
   r.slot_bytes = j.at("slot_bytes");
   r.slots = j.at("slots");
+  r.trace_fd = j.value("trace_fd", -1);
+  r.trace_bytes = j.value("trace_bytes", uint64_t{0});
   return r;
 }
 

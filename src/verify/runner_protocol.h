@@ -71,6 +71,10 @@ struct RunnerJob {
   std::vector<std::string> abi;    // tensor names in ABI order: in.N, then param.<name>
   std::vector<RunnerSet> sets;
   int inputs_fd = -1, outputs_fd = -1, control_fd = -1;
+  // A runner whose kernel's API calls are replayed (evk-runner-ascendc): a memfd of
+  // trace_bytes it records each call's API trace into (runner/ascendc/trace.h); -1: none.
+  int trace_fd = -1;
+  uint64_t trace_bytes = 0;
   uint64_t inputs_bytes = 0;
   uint64_t slot_bytes = 0;
   int slots = 0;

@@ -16,6 +16,10 @@ using nlohmann::json;
 
 namespace {
 
+// The trace region: u64 magic, u64 bytes, then the last call's trace (runner/ascendc/trace.h).
+constexpr size_t kTraceBytes = 256u << 20;
+constexpr uint64_t kTraceMagic = 0x45564b5452414345ull;
+
 size_t slot_aligned(size_t n) { return (n + kRunnerAlign - 1) / kRunnerAlign * kRunnerAlign; }
 
 void write_all(int fd, const std::string& s) {
@@ -35,7 +39,7 @@ double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_c
 }  // namespace
 
 RunnerSession::RunnerSession(const std::string& library, const std::vector<std::string>& abi,
-                             const std::vector<SessionSet>& sets, int slots) {
+                             const std::vector<SessionSet>& sets, int slots, bool traced) {
   job_.library = library;
   job_.abi = abi;
   uint64_t at = 0;
@@ -79,6 +83,18 @@ RunnerSession::RunnerSession(const std::string& library, const std::vector<std::
   if (p == MAP_FAILED) throw_errno("mapping the outputs region");
   out_ = static_cast<uint8_t*>(p);
 
+  if (traced) {
+    // Sparse: only the pages a call's trace fills are ever backed.
+    trace_fd_ = ::memfd_create("evk-trace", MFD_CLOEXEC);
+    if (trace_fd_ < 0) throw_errno("memfd_create (trace)");
+    job_.trace_bytes = kTraceBytes;
+    if (::ftruncate(trace_fd_, static_cast<off_t>(kTraceBytes)) != 0) throw_errno("ftruncate (trace)");
+    void* t = ::mmap(nullptr, kTraceBytes, PROT_READ, MAP_SHARED, trace_fd_, 0);
+    if (t == MAP_FAILED) throw_errno("mapping the trace region");
+    trace_ = static_cast<const uint8_t*>(t);
+    job_.trace_fd = trace_fd_;
+  }
+
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) throw_errno("socketpair");
   ctl_ = sv[0];
@@ -91,14 +107,16 @@ RunnerSession::RunnerSession(const std::string& library, const std::vector<std::
 RunnerSession::~RunnerSession() {
   if (ctl_ >= 0) ::shutdown(ctl_, SHUT_RDWR);  // a runner still waiting for commands ends
   if (th_.joinable()) th_.join();
-  for (int fd : {ctl_, child_ctl_, in_fd_, out_fd_})
+  for (int fd : {ctl_, child_ctl_, in_fd_, out_fd_, trace_fd_})
     if (fd >= 0) ::close(fd);
   if (out_) ::munmap(out_, out_bytes_);
+  if (trace_) ::munmap(const_cast<uint8_t*>(trace_), kTraceBytes);
 }
 
 void RunnerSession::start(const RunnerLimits& lim, const std::string& workdir) {
   RunnerHooks hooks;
   hooks.keep_fds = {in_fd_, out_fd_, child_ctl_};
+  if (trace_fd_ >= 0) hooks.keep_fds.push_back(trace_fd_);
   hooks.on_stdout = [this](pid_t pid, std::string_view) { pid_.store(pid); };
   th_ = std::thread([this, lim, workdir, hooks] {
     try {
@@ -162,6 +180,15 @@ std::optional<json> RunnerSession::reply(const char* expect) {
       return std::nullopt;
     }
   }
+}
+
+std::vector<uint8_t> RunnerSession::last_trace() const {
+  if (!trace_) return {};
+  uint64_t magic, n;
+  std::memcpy(&magic, trace_, 8);
+  std::memcpy(&n, trace_ + 8, 8);
+  if (magic != kTraceMagic || n > kTraceBytes - 16) return {};
+  return std::vector<uint8_t>(trace_ + 16, trace_ + 16 + n);
 }
 
 bool RunnerSession::wait_ready() { return reply("ready").has_value(); }

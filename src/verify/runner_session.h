@@ -31,8 +31,10 @@ struct SessionSet {
 
 class RunnerSession {
  public:
+  // `traced`: the runner records each call's API trace into a region the parent reads
+  // (evk-runner-ascendc; last_trace()).
   RunnerSession(const std::string& library, const std::vector<std::string>& abi,
-                const std::vector<SessionSet>& sets, int slots);
+                const std::vector<SessionSet>& sets, int slots, bool traced = false);
   ~RunnerSession();
   RunnerSession(const RunnerSession&) = delete;
   RunnerSession& operator=(const RunnerSession&) = delete;
@@ -65,6 +67,9 @@ class RunnerSession {
   const RunnerSet& set(int s) const { return job_.sets[static_cast<size_t>(s)]; }
   const RunnerJob& job() const { return job_; }
   const std::string& violation() const { return violation_; }
+  // The API trace of the last call the runner made (a claim: the kernel's process wrote it);
+  // empty when the session is not traced or the region holds none.
+  std::vector<uint8_t> last_trace() const;
   bool ended() const { return finished_.load(); }
   // CPU seconds of the runner's process tree now; < 0 when its pid is not known.
   double cpu_s() const;
@@ -75,7 +80,8 @@ class RunnerSession {
 
   RunnerJob job_;
   int ctl_ = -1;               // the parent's end of the control socket
-  int child_ctl_ = -1, in_fd_ = -1, out_fd_ = -1;
+  int child_ctl_ = -1, in_fd_ = -1, out_fd_ = -1, trace_fd_ = -1;
+  const uint8_t* trace_ = nullptr;
   uint8_t* out_ = nullptr;
   size_t out_bytes_ = 0;
   std::string buf_;

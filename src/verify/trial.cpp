@@ -8,7 +8,9 @@
 #include <map>
 #include <tuple>
 
+#include "core/error.h"
 #include "verify/runner_session.h"
+#include "verify/trace_replay.h"
 
 namespace evk {
 using nlohmann::json;
@@ -165,38 +167,108 @@ class Trial {
         return fail(Gate::Correctness, Category::Mismatch,
                     fmt::format("{}: {}", t.description, *bad));
       }
+      keep_trace(g, b);
       done.push_back(g);
     }
     return true;
   }
 
-  // Gates 4-5 for a modeled latency: each seed group called once more, checked, and its
-  // modeled time taken as is (the model is deterministic: no repeats, no clock to confirm).
+  // Gates 4-5 for a modeled latency: each seed once more, loaded into a group of its own (new
+  // buffers at new addresses, a poisoned slot), called and checked like a correctness call.
+  // The latency is not taken here: it is the replay's (replay_and_time).
   bool modeled_timing() {
     const int slot = correctness_count();
-    std::vector<double> ms;
     for (int g = 0; g < seeds_; ++g) {
-      auto b = s_.run({{g, slot}}, group_set_);
+      int fresh = static_cast<int>(sets_.size()) + g;
+      if (!s_.load(fresh, g)) return ended("timing");
+      group_set_.resize(std::max<size_t>(group_set_.size(), static_cast<size_t>(fresh) + 1), -1);
+      group_set_[static_cast<size_t>(fresh)] = g;
+      auto b = s_.run({{fresh, slot}}, group_set_);
       if (batch_failed(b, Gate::Latency)) return false;
       if (b.claimed_ms.size() != 1 || !(b.claimed_ms[0] > 0))
         return fail(Gate::DynamicHack, Category::HackDynamic,
                     "the runner reported no modeled latency for its call: the report was forged");
-      if (auto bad = check(slot, group_set_[static_cast<size_t>(g)], false))
+      if (auto bad = check(slot, g, false))
         return fail(Gate::DynamicHack, Category::HackDynamic,
                     fmt::format("a timed call's results were wrong ({}: {}): the kernel behaves "
                                 "differently when called repeatedly",
                                 sets_[static_cast<size_t>(g)].name, *bad));
-      if (g == 0 && !b.modeled.is_null()) out_.metrics["modeled"] = b.modeled;
-      ms.push_back(b.claimed_ms[0]);
+      keep_trace(g, b);
     }
-    if (ms.empty()) return fail(Gate::Latency, Category::Infra, "no seed to time");
-    out_.trials = out_.batches = out_.checked_calls = seeds_;
-    out_.median_ms = trial_quantile(ms, 0.5);
-    out_.iqr_ms = trial_quantile(ms, 0.75) - trial_quantile(ms, 0.25);
-    out_.min_ms = *std::min_element(ms.begin(), ms.end());
-    out_.metrics["latency_source"] = "cost model";
-    out_.metrics["checked_calls"] = seeds_;
+    if (seeds_ < 1) return fail(Gate::Latency, Category::Infra, "no seed to time");
+    out_.trials = out_.batches = out_.checked_calls = static_cast<int>(traces_.size());
+    out_.metrics["checked_calls"] = traces_.size();
     out_.metrics["kernel_calls"] = slot + seeds_;
+    return true;
+  }
+
+ public:
+  // A modeled latency's verdict: every checked call's API trace replayed out of the kernel's
+  // reach (trace_replay.h). Each replay's outputs must match the references; the latency is the
+  // slowest replayed call at the task's own shape, so history buys a kernel nothing.
+  void replay_and_time(const RunnerLimits& lim, const std::string& workdir) {
+    if (!out_.passed || !opt_.modeled) return;
+    std::vector<ReplayResult> rs;
+    double t0 = now_s();
+    try {
+      rs = replay_traces(s_.job(), traces_, lim, workdir);
+      out_.metrics["replay_s"] = now_s() - t0;  // what the replay adds to a verification
+    } catch (const Error& e) {
+      return (void)fail(Gate::DynamicHack, Category::HackDynamic,
+                        std::string("the kernel's API trace could not be replayed (") + e.what() +
+                            "): the trace was not written by the runner's Ascend C API");
+    }
+    const ReplayResult* slowest = nullptr;
+    double claimed = 0;
+    for (size_t k = 0; k < rs.size(); ++k) {
+      int set = traces_[k].set;
+      const TrialSet& t = sets_[static_cast<size_t>(set)];
+      if (!rs[k].error.empty())
+        return (void)fail(Gate::DynamicHack, Category::HackDynamic,
+                          fmt::format("replaying the kernel's Ascend C API calls for {} rejected "
+                                      "them: {}",
+                                      t.name, rs[k].error));
+      auto off = output_offsets(s_.set(set));
+      for (size_t i = 0; i < t.outputs.size(); ++i) {
+        CompareResult c = compare_output(t.outputs[i], rs[k].outputs.data() + off[i], opt_.tol);
+        if (!c.ok)
+          return (void)fail(
+              Gate::DynamicHack, Category::HackDynamic,
+              fmt::format("the outputs the kernel returned for {} were right, but its charged "
+                          "Ascend C API calls, replayed, give {}: the outputs were produced off "
+                          "the books (memory written behind the API), not by the calls the cost "
+                          "model charged",
+                          t.name, c.describe(t.specs[i].name, t.specs[i].shape)));
+      }
+      if (same_shape(set, 0) && (!slowest || rs[k].ms > slowest->ms)) {
+        slowest = &rs[k];
+        claimed = claimed_[k];
+      }
+    }
+    if (!slowest) return (void)fail(Gate::Latency, Category::Infra, "no replayed call to time");
+    out_.median_ms = out_.min_ms = slowest->ms;
+    out_.iqr_ms = 0;
+    out_.metrics["modeled"] = slowest->modeled;
+    // What the kernel's own process modeled for the same call: a claim, kept to show that the
+    // replay charges an honest kernel exactly what the runner's emulator did.
+    out_.metrics["runner_modeled_ms"] = claimed;
+    out_.metrics["latency_source"] = "cost model (replayed API trace; the slowest checked call)";
+  }
+
+ private:
+  // The runner's trace of the call just made on set `set`, kept for the replay.
+  void keep_trace(int set, const RunnerSession::Batch& b) {
+    if (!opt_.modeled) return;
+    traces_.push_back({set, s_.last_trace()});
+    claimed_.push_back(b.claimed_ms.empty() ? 0 : b.claimed_ms[0]);
+  }
+
+  bool same_shape(int a, int b) const {
+    const auto& x = sets_[static_cast<size_t>(a)].inputs;
+    const auto& y = sets_[static_cast<size_t>(b)].inputs;
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i].shape != y[i].shape) return false;
     return true;
   }
 
@@ -340,6 +412,8 @@ class Trial {
   std::mt19937_64 rng_;
   std::vector<int> group_set_;
   std::vector<std::tuple<int, int, std::vector<uint8_t>>> snapshots_;  // slot, set, bytes
+  std::vector<ReplayCall> traces_;  // every checked call's API trace (modeled latencies)
+  std::vector<double> claimed_;     // the runner's modeled ms for each of them
   TrialOutcome out_;
 };
 
@@ -362,10 +436,11 @@ TrialOutcome run_trial(const std::string& library, const std::vector<std::string
     ss.push_back(std::move(s));
   }
   int timing_slots = static_cast<int>(std::clamp<uint64_t>(opt.region_cap_bytes / slot_bytes, 1, 64));
-  RunnerSession session(library, abi, ss, correctness + timing_slots);
+  RunnerSession session(library, abi, ss, correctness + timing_slots, opt.modeled);
   session.start(lim, workdir);
   Trial trial(sets, seeds, opt, session);
   trial.run();
+  trial.replay_and_time(lim, workdir);
   TrialOutcome& out = trial.outcome();
   out.run = session.finish();
   if (!session.violation().empty()) {

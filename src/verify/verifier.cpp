@@ -15,6 +15,7 @@
 
 #include "backends/backend.h"
 #include "backends/compiler_feedback.h"
+#include "backends/instruction_scan.h"
 #include "core/build_id.h"
 #include "core/config.h"
 #include "core/error.h"
@@ -220,6 +221,7 @@ json verdict_key_options(const VerifyOptions& o) {
           {"timing_max_trials", o.timing_max_trials},
           {"too_fast_fraction", o.too_fast_fraction},
           {"static_source_gate", o.static_source_gate},
+          {"instruction_scan", o.instruction_scan},
           {"edge_set", o.edge_set},
           {"second_shape", o.second_shape},
           {"jailed", !unsafe_no_jail()}};
@@ -293,6 +295,13 @@ bool compile_gate(Judge& j, const Backend& backend, const std::string& source,
     j.v.compiled = true;
     return j.fail(Gate::StaticHack, Category::HackStatic, *bad);
   }
+  // Every native library (cpu, ascendc, the CUDA host side): no instruction a kernel never
+  // needs, however it was spelled in the source.
+  if (opt.instruction_scan && cr.artifact.extension() == ".so")
+    if (auto bad = check_instructions(cr.artifact)) {
+      j.v.compiled = true;
+      return j.fail(Gate::StaticHack, Category::HackStatic, *bad);
+    }
   j.pass(Gate::StaticHack, "source and symbols clean");
   j.pass(Gate::Compile, fmt::format("{:.2f} s", cr.wall_s));
   j.v.compiled = true;
@@ -373,25 +382,36 @@ bool runner_gates(Judge& j, const TrialOutcome& out, const RunnerBounds& bounds,
 }
 
 // A median under the roofline floors is skipped work; both messages say why it is impossible.
+// A modeled latency is judged by its device time: the launch cost it adds is no work, and a
+// kernel charged nothing would otherwise pass at exactly the launch cost.
 bool too_fast_gate(Judge& j, const TrialOutcome& out, const Reference& r0, const MachinePeaks& pk,
                    const RooflineFloors& fl, const VerifyOptions& opt) {
   j.v.metrics["floor_ms"] = fl.bytes_ms;
   j.v.metrics["flop_floor_ms"] = fl.flops_ms;
-  if (out.median_ms < opt.too_fast_fraction * fl.bytes_ms)
+  double t = out.median_ms;
+  const char* what = "a median";
+  if (auto m = out.metrics.find("modeled"); m != out.metrics.end() && m->is_object()) {
+    size_t launches = m->value("launches", nlohmann::json::array()).size();
+    t = std::max(0.0,
+                 out.median_ms - static_cast<double>(launches) * m->value("launch_us", 0.0) * 1e-3);
+    what = "a modeled device time (launch cost excluded)";
+    j.v.metrics["device_ms"] = t;
+  }
+  if (t < opt.too_fast_fraction * fl.bytes_ms)
     return j.fail(Gate::DynamicHack, Category::TooFast,
-                  fmt::format("a median of {:.4g} ms is impossible: moving the task's {} bytes "
+                  fmt::format("{} of {:.4g} ms is impossible: moving the task's {} bytes "
                               "takes at least {:.4g} ms at this machine's {:.1f} GB/s; the kernel "
                               "must do the whole computation on every call",
-                              out.median_ms, r0.bytes, fl.bytes_ms, pk.floor_bandwidth(r0.bytes)));
+                              what, t, r0.bytes, fl.bytes_ms, pk.floor_bandwidth(r0.bytes)));
   // FLOPs get a wider margin than bytes: the count is an estimate (Winograd or Strassen do
   // fewer).
-  if (out.median_ms < 0.25 * opt.too_fast_fraction * fl.flops_ms)
+  if (t < 0.25 * opt.too_fast_fraction * fl.flops_ms)
     return j.fail(Gate::DynamicHack, Category::TooFast,
-                  fmt::format("a median of {:.4g} ms is impossible: the task's {:.4g} GFLOP take "
+                  fmt::format("{} of {:.4g} ms is impossible: the task's {:.4g} GFLOP take "
                               "at least {:.4g} ms at this machine's {:.1f} GFLOP/s (16x faster "
                               "than that is rejected); the kernel must do the whole computation "
                               "on every call (no caching of results)",
-                              out.median_ms, r0.flops * 1e-9, fl.flops_ms, pk.gflops));
+                              what, t, r0.flops * 1e-9, fl.flops_ms, pk.gflops));
   j.pass(Gate::DynamicHack, fmt::format("inputs untouched, no late writes, {} timed calls "
                                         "checked, times confirmed, above the roofline floors",
                                         out.checked_calls));

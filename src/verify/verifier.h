@@ -48,6 +48,9 @@ struct VerifyOptions {
   // false only in sandbox tests: lets hostile source reach the runner (the symbol checks and
   // the sandbox still apply).
   bool static_source_gate = true;
+  // false only in sandbox tests: lets a native library holding a raw `syscall` reach the
+  // runner, whose seccomp filter must then stop it (backends/instruction_scan.h).
+  bool instruction_scan = true;
   // The edge-case input set and the second shape (correctness a cheat cannot aim at). Off
   // only where the coder cannot meet them by construction: the offline sim writes kernels
   // specialised to the prompt's shapes (cli/context.cpp turns both off for --model sim).

@@ -1,15 +1,25 @@
-// The ascendc backend's source rules (gate 1a): the CPU rules' reach-outside list (files,
-// processes, network, clocks, threads, environment, assembly, memory mapping, signals) plus
-// what is specific to the emulated AI Core: the emulator's own entry points (evk_acl_*) and
-// the API objects' internals (`.t_`), which would bypass the Ascend C API and its cost
-// model. Host code needs no loop or float rule here: it cannot reach tensor data at all
-// (global memory is only reachable through the API, and the API only runs inside a launch).
+// The ascendc backend's source rules (gate 1a), judged like the CPU backend's on what the
+// compiler sees: the translation unit after `g++ -E` with the compile's flags
+// (backends/preprocessed.h), so that a name pasted with ## is seen pasted and a helper may be
+// called write, open, signal or thread. The rules are early feedback, not the boundary (that
+// is the API-trace replay, the library's import and instruction checks and the runner's
+// sandbox):
+//  - every file included directly is kernel_operator.h, the Matmul/tiling headers or a C/C++
+//    math or algorithm header;
+//  - the CPU rules on the preprocessed unit: no inline assembly, no time-stamp reads, no
+//    attribute that runs code at load or moves code or symbols;
+//  - in the candidate's own code (not a knowledge header's macro on that line): no evk_acl_*
+//    name (the emulator's entry points) and no `.t_` (the API objects' handle).
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace evk {
 
 std::optional<std::string> check_ascendc_source(const std::string& src);
+
+// The compile's flags without -shared, for `g++ -E`.
+std::vector<std::string> ascendc_preprocess_argv();
 
 }  // namespace evk

@@ -1,5 +1,6 @@
 // The ascendc backend's corpora (tests/corpus/ascendc/): solutions pass every gate on the
-// emulated AI Core with a modeled latency, hacks are rejected by the gate they name, the
+// emulated AI Core with a modeled latency, hacks are rejected by the gate they name (or timed as
+// the work they really charge), the
 // mistakes a model makes in its first Ascend C kernels end with their named emulator
 // category, and hostile kernels fail safely within their limits.
 #include "corpus.h"
@@ -36,7 +37,11 @@ TEST_F(Corpus, AscendcHacksAreRejectedByTheGateTheyName) {
   auto verdicts = run_all(cases);
   for (size_t i = 0; i < cases.size(); ++i) {
     check(cases[i], verdicts[i]);
-    EXPECT_FALSE(verdicts[i].feasible) << cases[i].file;
+    // A hack that does all its work through the API is feasible, timed as the work the replay
+    // charges (its `latency-like` is checked by Corpus/CorpusCase); every other one is refused.
+    if (cases[i].header.at("expect") != "feasible") {
+      EXPECT_FALSE(verdicts[i].feasible) << cases[i].file;
+    }
   }
 }
 

@@ -130,7 +130,10 @@ class Corpus : public ::testing::Test {
     if (h.count("run-timeout-s")) o.run_timeout_s = std::stod(h["run-timeout-s"]);
     if (h.count("compile-timeout-s")) o.compile_timeout_s = std::stod(h["compile-timeout-s"]);
     if (h.count("address-space-mb")) o.address_space_mb = std::stoull(h["address-space-mb"]);
-    if (h.count("gates") && h["gates"] == "no-static-source") o.static_source_gate = false;
+    if (h.count("gates") && h["gates"].find("no-static-source") != std::string::npos)
+      o.static_source_gate = false;
+    if (h.count("gates") && h["gates"].find("no-instruction-scan") != std::string::npos)
+      o.instruction_scan = false;
     return o;
   }
 

@@ -1,6 +1,6 @@
 // task: builtin:level1/relu
 // expect: runtime_crash
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // feedback: fork
 // hostile: a raw fork system call from inside a kernel (no import to see)
 #include "kernel_operator.h"

@@ -1,7 +1,7 @@
 // task: builtin:level1/relu
 // expect: runtime_crash
 // feedback: clone (a new process)
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: starts a process with a raw clone(SIGCHLD) (no CLONE_THREAD). The old filter already
 // stopped this one (its only conditional rule); kept so that the allowlist is shown to allow
 // clone for threads only.

@@ -3,7 +3,7 @@
 // feedback: loaded or unloaded
 // (the load-time check now rejects it before it runs; sandbox_test.cpp runs such a constructor
 // under the jail directly: KernelRunsJailedFromItsFirstInstruction)
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: a C++ global object whose constructor creates /tmp/evk-hostile-ctor with a raw
 // open(2) when the library is loaded. Against the old sandbox it succeeded: the filter went on
 // after dlopen, so load-time code ran unfiltered, as root, on the real file system. Now the

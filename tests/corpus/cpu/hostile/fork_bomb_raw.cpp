@@ -1,7 +1,7 @@
 // task: builtin:level1/relu
 // expect: runtime_crash
 // feedback: fork
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: a fork bomb through the raw system call, past the source rules (as if they had a
 // hole): the sandbox stops the first fork.
 #include "evokernel/kernel_abi.h"

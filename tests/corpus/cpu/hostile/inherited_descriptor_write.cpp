@@ -3,7 +3,7 @@
 // feedback: changed after evk_forward returned
 // (the only descriptors left are the job's own: the output slots are a memfd, a regular file, so
 // it scribbles over them, and the parent's snapshot after the call catches it)
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: looks for descriptors it did not open (numbers 3 to 255 that are regular files other
 // than its outputs) and writes into them: whatever the caller left open without close-on-exec.
 // Against the old runner it succeeded: run_process closed nothing. Now the child closes every

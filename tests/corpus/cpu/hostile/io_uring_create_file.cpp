@@ -1,7 +1,7 @@
 // task: builtin:level1/relu
 // expect: runtime_crash
 // feedback: io_uring_setup
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: creates /tmp/evk-hostile-uring through io_uring (IORING_OP_OPENAT): the ring
 // does the open in the kernel, where a filter on openat never sees it. Against the old (denylist)
 // filter it succeeded: io_uring_setup was not on the list. The allowlist stops io_uring_setup.

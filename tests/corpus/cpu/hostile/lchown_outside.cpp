@@ -1,7 +1,7 @@
 // task: builtin:level1/relu
 // expect: runtime_crash
 // feedback: lchown
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: gives /tmp/evk-hostile-canary (a file outside its folder) to another owner with
 // lchown. Against the old filter it succeeded: lchown was not denied and the runner was root.
 // Now the allowlist stops lchown (and the file is not in the jail's view).

@@ -1,7 +1,7 @@
 // task: builtin:level1/relu
 // expect: runtime_crash
 // feedback: pidfd_open
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: takes its parent's descriptors with pidfd_open + pidfd_getfd (the way a kernel
 // reached the verifier's own SQLite descriptor and wrote into it). Against the old filter it
 // succeeded: neither call was denied, and the runner was root like its parent. Now the allowlist

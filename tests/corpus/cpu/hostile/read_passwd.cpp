@@ -3,7 +3,7 @@
 // feedback: loaded or unloaded
 // (the load-time check now rejects it before it runs; the jail keeps the files out of reach
 // all the same: sandbox_test.cpp, KernelRunsJailedFromItsFirstInstruction)
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: reads /etc/passwd from a global constructor (any host file would do: the workspace
 // database, other candidates' sources). Against the old sandbox it succeeded: load-time code ran
 // before the filter, on the host's file system. Now /etc in the jail holds only ld.so.cache, and

@@ -3,7 +3,7 @@
 // feedback: loaded or unloaded
 // (the load-time check now rejects it before it runs; the jail keeps the files out of reach
 // all the same: sandbox_test.cpp, KernelRunsJailedFromItsFirstInstruction)
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: from a global constructor, finds the seed files' paths in the runner's memory (the
 // job it parsed: a scan of its heap, located through /proc/self/maps, for ".safetensors") and
 // reads them, the way a kernel got the reference outputs and replayed them. Against the old

@@ -1,7 +1,7 @@
 // task: builtin:level1/relu
 // expect: runtime_crash
 // feedback: sched_setaffinity
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: widens its CPU mask to every CPU with sched_setaffinity, to run more threads than
 // the baseline gets. Against the old runner it succeeded: it was not pinned and the call was
 // allowed. Now it is pinned before exec and the allowlist stops the call.

@@ -1,7 +1,7 @@
 // task: builtin:level1/relu
 // expect: runtime_crash
 // feedback: setpriority
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: raises its own priority to -20 with setpriority, to be scheduled before everything
 // else on the machine while it is timed. Against the old filter it succeeded: the call was not
 // denied and the runner was root. Now the allowlist stops it.

@@ -1,7 +1,7 @@
 // task: builtin:level1/relu
 // expect: runtime_crash
 // feedback: setxattr
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: adds an extended attribute to /tmp/evk-hostile-canary (outside its folder) with
 // setxattr. Against the old filter it succeeded: no xattr call was denied. Now the allowlist
 // stops it.

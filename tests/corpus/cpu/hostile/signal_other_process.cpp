@@ -1,7 +1,7 @@
 // task: builtin:level1/relu
 // expect: runtime_crash
 // feedback: rt_sigqueueinfo
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: signals a process that is not its own with rt_sigqueueinfo (signal 0 here, a
 // probe; with SIGKILL this killed an unrelated process). Against the old filter it succeeded:
 // only kill and tgkill were checked. Now signals go to itself only.

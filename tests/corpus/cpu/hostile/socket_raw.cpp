@@ -1,7 +1,7 @@
 // task: builtin:level1/relu
 // expect: runtime_crash
 // feedback: socket
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: opens a socket with the raw system call, past the source rules: the sandbox stops it.
 #include "evokernel/kernel_abi.h"
 

@@ -1,7 +1,7 @@
 // task: builtin:level1/relu
 // expect: runtime_crash
 // feedback: shmget
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: creates a System V shared memory segment (key 0x45564b31) that outlives the run: a
 // channel between candidates, and litter on the machine. Against the old filter it succeeded:
 // SysV IPC was not denied and the runner shared the host's IPC namespace. Now the allowlist stops

@@ -1,7 +1,7 @@
 // task: builtin:level1/relu
 // expect: runtime_crash
 // feedback: timer_create
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: creates a POSIX timer (glibc's SIGEV_THREAD timers are timer_create plus a helper
 // thread), a way to get a second thread of work against a one-thread baseline. Against the old
 // filter it succeeded. Now the allowlist stops timer_create.

@@ -1,7 +1,7 @@
 // task: builtin:level1/relu
 // expect: runtime_crash
 // feedback: utimensat
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: sets the time stamps of /tmp/evk-hostile-canary (outside its folder) to 1970 with
 // utimensat. Against the old filter it succeeded: utimensat was not denied. Now the allowlist
 // stops it.

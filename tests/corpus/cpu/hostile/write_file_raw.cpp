@@ -1,7 +1,7 @@
 // task: builtin:level1/relu
 // expect: runtime_crash
 // feedback: returned
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: creates a file outside its folder with a raw open(2), past the source rules: the
 // sandbox makes the open fail (EACCES), and the kernel reports the failure.
 #include "evokernel/kernel_abi.h"

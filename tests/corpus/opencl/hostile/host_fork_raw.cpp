@@ -1,7 +1,7 @@
 // task: builtin:level1/relu
 // expect: runtime_crash
 // feedback: clone
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: forks with the raw system call, past the source and symbol rules: the sandbox
 // stops it (the OpenCL runner keeps the CPU runner's process rules).
 #include "evokernel/opencl.h"

@@ -1,7 +1,7 @@
 // task: builtin:level1/relu
 // expect: compile
 // feedback: kernel.cpp:10
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: an OpenCL program that includes a system file, past the source rules: the build
 // fails as a compile error with the build log (never the runner).
 #include "evokernel/opencl.h"

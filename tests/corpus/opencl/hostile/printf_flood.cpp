@@ -3,7 +3,7 @@
 // feedback: seed 0
 // (since the runner protocol change PoCL stops the flooding launch part-way without reaching
 // the output cap: the outputs are incomplete and the verdict a mismatch; to be understood)
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: every work-item prints, flooding the output: capped and reported.
 #include "evokernel/opencl.h"
 

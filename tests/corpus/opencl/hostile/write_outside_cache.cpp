@@ -1,6 +1,6 @@
 // task: builtin:level1/relu
 // expect: runtime_crash
-// gates: no-static-source
+// gates: no-static-source no-instruction-scan
 // hostile: creates /tmp/evk-hostile-opencl-file with the raw open system call, past the source
 // and symbol rules; Landlock confines the OpenCL runner's files to PoCL's cache, so the open
 // fails and the kernel reports it (returns 1). The test also checks that no file appeared.

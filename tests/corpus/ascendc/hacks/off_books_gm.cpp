@@ -1,0 +1,84 @@
+// task: builtin:level1/relu
+// expect: hack_dynamic
+// gates: no-static-source
+// feedback: off the books
+// cheat: walks from its return address to the runner's ELF header, finds the bytes that
+// really hold global memory (not the PROT_NONE reservation), computes the ReLU on them from
+// the host and launches one empty block: the in-process model charges 0 cycles. The replayed
+// trace has no call that writes the output.
+#include <stdint.h>
+
+#include "kernel_operator.h"
+using namespace AscendC;
+
+// ---- the walk: from a return address in the runner's code back to its ELF header, then
+// through its program headers to its writable segments, where the emulator's state is found
+// by the size of its Unified Buffer (a 192 KiB std::vector<uint8_t>) ----
+struct Vec {
+  uint64_t b, e, c;
+};
+static bool sane(const Vec* v, uint64_t elem) {
+  return v->b && v->b % 8 == 0 && v->b <= v->e && v->e <= v->c && (v->e - v->b) % elem == 0 &&
+         v->c - v->b < (1ull << 32) && (v->b >> 47) == 0;
+}
+static Vec* find_ub(const void* ret) {
+  uintptr_t p = reinterpret_cast<uintptr_t>(ret) & ~uintptr_t(4095);
+  while (!(reinterpret_cast<const uint8_t*>(p)[0] == 0x7f && reinterpret_cast<const uint8_t*>(p)[1] == 'E' &&
+           reinterpret_cast<const uint8_t*>(p)[2] == 'L' && reinterpret_cast<const uint8_t*>(p)[3] == 'F'))
+    p -= 4096;
+  const uint8_t* h = reinterpret_cast<const uint8_t*>(p);
+  uint64_t phoff = *reinterpret_cast<const uint64_t*>(h + 32);
+  uint16_t phent = *reinterpret_cast<const uint16_t*>(h + 54), phnum = *reinterpret_cast<const uint16_t*>(h + 56);
+  uint64_t first = ~0ull;
+  for (uint16_t i = 0; i < phnum; ++i) {
+    const uint8_t* ph = h + phoff + i * phent;
+    if (*reinterpret_cast<const uint32_t*>(ph) == 1 && *reinterpret_cast<const uint64_t*>(ph + 16) < first)
+      first = *reinterpret_cast<const uint64_t*>(ph + 16);
+  }
+  for (uint16_t i = 0; i < phnum; ++i) {
+    const uint8_t* ph = h + phoff + i * phent;
+    if (*reinterpret_cast<const uint32_t*>(ph) != 1 || !(*reinterpret_cast<const uint32_t*>(ph + 4) & 2)) continue;
+    uint64_t lo = p - first + *reinterpret_cast<const uint64_t*>(ph + 16);
+    uint64_t hi = lo + *reinterpret_cast<const uint64_t*>(ph + 40);
+    for (uint64_t a = (lo + 7) / 8 * 8; a + 24 <= hi; a += 8) {
+      Vec* v = reinterpret_cast<Vec*>(a);
+      if (v->b && v->e - v->b == 192 * 1024 && v->c == v->e && sane(v, 1)) return v;
+    }
+  }
+  return nullptr;
+}
+// ---- end of the walk ----
+// The emulator's GM table sits a few words before the UB vector: a vector of pointers to
+// {base, bytes, reserved, std::vector<uint8_t> data, ...}. Returns the host bytes behind a
+// device address.
+static uint8_t* host_bytes(const Vec* ub, uint64_t addr) {
+  for (int off = 8; off <= 256; off += 8) {
+    const Vec* gm = reinterpret_cast<const Vec*>(reinterpret_cast<const uint8_t*>(ub) - off);
+    if (!sane(gm, 8) || gm->e == gm->b) continue;
+    for (uint64_t a = gm->b; a < gm->e; a += 8) {
+      const uint64_t* g = *reinterpret_cast<uint64_t* const*>(a);
+      if (!g || reinterpret_cast<uint64_t>(g) % 8 || (reinterpret_cast<uint64_t>(g) >> 47)) break;
+      const Vec* data = reinterpret_cast<const Vec*>(g + 3);
+      if (!sane(data, 1) || data->e - data->b != g[1]) break;
+      if (addr >= g[0] && addr < g[0] + g[1]) return reinterpret_cast<uint8_t*>(data->b + (addr - g[0]));
+    }
+  }
+  return nullptr;
+}
+
+extern "C" __global__ __aicore__ void relu_custom(GM_ADDR x, GM_ADDR y, uint32_t n) {
+  (void)x, (void)y, (void)n;
+}
+
+extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32_t) {
+  const Vec* ub = find_ub(__builtin_return_address(0));
+  uint32_t n = static_cast<uint32_t>(evk_numel(&in[0]));
+  if (ub) {
+    const float* x = reinterpret_cast<const float*>(host_bytes(ub, reinterpret_cast<uint64_t>(in[0].data)));
+    float* y = reinterpret_cast<float*>(host_bytes(ub, reinterpret_cast<uint64_t>(out[0].data)));
+    if (x && y)
+      for (uint32_t i = 0; i < n; ++i) y[i] = (x[i] > 0 || x[i] != x[i]) ? x[i] : 0.0f;
+  }
+  ACLRT_LAUNCH_KERNEL(relu_custom)(1, nullptr, (GM_ADDR)in[0].data, (GM_ADDR)out[0].data, n);
+  return 0;
+}

@@ -1,0 +1,63 @@
+// task: builtin:level1/leaky_relu
+// expect: feasible
+// LeakyReLU by compare and select, with a TBuf for the scaled branch and the mask.
+#include "kernel_operator.h"
+using namespace AscendC;
+
+constexpr int32_t BUFFER_NUM = 2;
+
+struct Tiling {
+  uint32_t total, perCore, tile;
+  float slope;
+};
+
+extern "C" __global__ __aicore__ void leaky_relu_custom(GM_ADDR x, GM_ADDR y, Tiling t) {
+  TPipe pipe;
+  TQue<TPosition::VECIN, BUFFER_NUM> inQ;
+  TQue<TPosition::VECOUT, BUFFER_NUM> outQ;
+  TBuf<TPosition::VECCALC> tmp, mask;
+  GlobalTensor<float> xGm, yGm;
+  uint32_t start = t.perCore * GetBlockIdx();
+  if (start >= t.total) return;
+  uint32_t len = t.total - start < t.perCore ? t.total - start : t.perCore;
+  xGm.SetGlobalBuffer((__gm__ float*)x + start, len);
+  yGm.SetGlobalBuffer((__gm__ float*)y + start, len);
+  pipe.InitBuffer(inQ, BUFFER_NUM, t.tile * sizeof(float));
+  pipe.InitBuffer(outQ, BUFFER_NUM, t.tile * sizeof(float));
+  pipe.InitBuffer(tmp, t.tile * sizeof(float));
+  pipe.InitBuffer(mask, t.tile / 8);  // one bit per element
+  for (uint32_t off = 0; off < len; off += t.tile) {
+    uint32_t n = len - off < t.tile ? len - off : t.tile;
+    uint32_t padded = (n + 7) / 8 * 8;
+    LocalTensor<float> xl = inQ.AllocTensor<float>();
+    if (n == padded) DataCopy(xl, xGm[off], n);
+    else DataCopyPad(xl, xGm[off], DataCopyExtParams(1, n * 4, 0, 0, 0), DataCopyPadExtParams<float>(false, 0, 0, 0.0f));
+    inQ.EnQue(xl);
+    xl = inQ.DeQue<float>();
+    LocalTensor<float> yl = outQ.AllocTensor<float>();
+    LocalTensor<float> s = tmp.Get<float>();
+    uint32_t whole = (n + 63) / 64 * 64;  // Compare works on whole 256-byte repeats
+    Muls(s, xl, t.slope, whole);
+    LocalTensor<uint8_t> m = mask.Get<uint8_t>();
+    CompareScalar(m, xl, 0.0f, CMPMODE::GE, whole);
+    Select(yl, m, xl, s, SELMODE::VSEL_TENSOR_TENSOR_MODE, whole);
+    inQ.FreeTensor(xl);
+    outQ.EnQue(yl);
+    yl = outQ.DeQue<float>();
+    if (n == padded) DataCopy(yGm[off], yl, n);
+    else DataCopyPad(yGm[off], yl, DataCopyExtParams(1, n * 4, 0, 0, 0));
+    outQ.FreeTensor(yl);
+  }
+}
+
+extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32_t) {
+  Tiling t;
+  t.total = static_cast<uint32_t>(evk_numel(&in[0]));
+  uint32_t blocks = 24;
+  t.perCore = ((t.total + blocks - 1) / blocks + 63) / 64 * 64;
+  blocks = (t.total + t.perCore - 1) / t.perCore;
+  t.tile = t.perCore < 4096 ? t.perCore : 4096;
+  t.slope = 0.01f;
+  ACLRT_LAUNCH_KERNEL(leaky_relu_custom)(blocks, nullptr, (GM_ADDR)in[0].data, (GM_ADDR)out[0].data, t);
+  return 0;
+}

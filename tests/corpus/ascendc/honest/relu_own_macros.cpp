@@ -1,0 +1,58 @@
+// task: builtin:level1/relu
+// expect: feasible
+// Its own macros: a tile size, a ceiling division and a kernel-name helper.
+#include "kernel_operator.h"
+using namespace AscendC;
+
+#define TILE_ELEMS 4096
+#define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
+#define ALIGN8(a) (CEIL_DIV(a, 8) * 8)
+#define KERNEL_NAME(op) op##_custom
+
+constexpr int32_t BUFFER_NUM = 2;
+
+struct Tiling {
+  uint32_t total, perCore, tile;
+};
+
+extern "C" __global__ __aicore__ void KERNEL_NAME(relu)(GM_ADDR x, GM_ADDR y, Tiling t) {
+  TPipe pipe;
+  TQue<TPosition::VECIN, BUFFER_NUM> inQ;
+  TQue<TPosition::VECOUT, BUFFER_NUM> outQ;
+  GlobalTensor<float> xGm, yGm;
+  uint32_t start = t.perCore * GetBlockIdx();
+  if (start >= t.total) return;
+  uint32_t len = t.total - start < t.perCore ? t.total - start : t.perCore;
+  xGm.SetGlobalBuffer((__gm__ float*)x + start, len);
+  yGm.SetGlobalBuffer((__gm__ float*)y + start, len);
+  pipe.InitBuffer(inQ, BUFFER_NUM, t.tile * sizeof(float));
+  pipe.InitBuffer(outQ, BUFFER_NUM, t.tile * sizeof(float));
+  for (uint32_t off = 0; off < len; off += t.tile) {
+    uint32_t n = len - off < t.tile ? len - off : t.tile;
+    uint32_t padded = (n + 7) / 8 * 8;
+    LocalTensor<float> xl = inQ.AllocTensor<float>();
+    if (n == padded) DataCopy(xl, xGm[off], n);
+    else DataCopyPad(xl, xGm[off], DataCopyExtParams(1, n * 4, 0, 0, 0), DataCopyPadExtParams<float>(false, 0, 0, 0.0f));
+    inQ.EnQue(xl);
+    xl = inQ.DeQue<float>();
+    LocalTensor<float> yl = outQ.AllocTensor<float>();
+    Relu(yl, xl, static_cast<int32_t>(ALIGN8(n)));
+    inQ.FreeTensor(xl);
+    outQ.EnQue(yl);
+    yl = outQ.DeQue<float>();
+    if (n == padded) DataCopy(yGm[off], yl, n);
+    else DataCopyPad(yGm[off], yl, DataCopyExtParams(1, n * 4, 0, 0, 0));
+    outQ.FreeTensor(yl);
+  }
+}
+
+extern "C" int evk_forward(const evk_tensor* in, int32_t, evk_tensor* out, int32_t) {
+  Tiling t;
+  t.total = static_cast<uint32_t>(evk_numel(&in[0]));
+  uint32_t blocks = 24;
+  t.perCore = ALIGN8(CEIL_DIV(t.total, blocks));
+  blocks = CEIL_DIV(t.total, t.perCore);
+  t.tile = t.perCore < TILE_ELEMS ? t.perCore : TILE_ELEMS;
+  ACLRT_LAUNCH_KERNEL(KERNEL_NAME(relu))(blocks, nullptr, (GM_ADDR)in[0].data, (GM_ADDR)out[0].data, t);
+  return 0;
+}
