@@ -15,6 +15,11 @@ const std::set<std::string, std::less<>> kIncludes = {
     "lib/matmul_intf.h",
     "tiling/tiling_api.h",
     "evokernel/kernel_abi.h",
+    // The host side of a CANN operator project and of a kernel-invocation program.
+    "register/op_def_registry.h",
+    "register/tilingdata_base.h",
+    "tiling/platform/platform_ascendc.h",
+    "acl/acl.h",
     "algorithm",
     "array",
     "cassert",
@@ -135,7 +140,9 @@ std::optional<std::string> check_ascendc_source(const std::string& src) {
   if (auto bad = check_include_lines(
           no_comments, kIncludes,
           "include \"kernel_operator.h\" (and \"lib/matmul_intf.h\", \"tiling/tiling_api.h\" for "
-          "Matmul); only the C/C++ math and algorithm headers may be added"))
+          "Matmul; \"register/op_def_registry.h\", \"register/tilingdata_base.h\", "
+          "\"tiling/platform/platform_ascendc.h\", \"acl/acl.h\" on the host side); only the "
+          "C/C++ math and algorithm headers may be added"))
     return bad;
   std::string code = blank_comments_and_strings(src, true);
   if (size_t k = find_split_identifier(code); k != std::string::npos)
