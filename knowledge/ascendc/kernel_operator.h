@@ -26,6 +26,23 @@ template <> struct Dtype<float> { static constexpr int32_t code = EVK_F32; };
 template <> struct Dtype<int32_t> { static constexpr int32_t code = EVK_I32; };
 template <> struct Dtype<uint8_t> { static constexpr int32_t code = EVK_U8; };
 template <> struct Dtype<half> { static constexpr int32_t code = EVK_F16; };
+// The tiling key of the launch in progress (evokernel/cann_op.h sets it; TILING_KEY_IS reads).
+inline uint64_t& TilingKeyRef() {
+  static uint64_t key = 0;
+  return key;
+}
+// GET_TILING_DATA: the tiling struct read from GM with scalar loads, 4 bytes at a time.
+inline void LoadTiling(void* dst, uint32_t bytes, const uint8_t* tiling) {
+  evk_gt words = {static_cast<uint64_t>(reinterpret_cast<uintptr_t>(tiling)), 0, EVK_I32};
+  evk_gt tail = {words.addr, 0, EVK_U8};
+  uint8_t* d = static_cast<uint8_t*>(dst);
+  uint32_t i = 0;
+  for (; i + 4 <= bytes; i += 4) {
+    int32_t w = static_cast<int32_t>(evk_acl_gm_get(&words, i / 4));
+    __builtin_memcpy(d + i, &w, 4);
+  }
+  for (; i < bytes; ++i) d[i] = static_cast<uint8_t>(evk_acl_gm_get(&tail, i));
+}
 }  // namespace evk_detail
 
 constexpr uint32_t ONE_BLK_SIZE = 32;
@@ -49,6 +66,12 @@ __aicore__ inline GM_ADDR GetSysWorkSpacePtr() {
 }
 template <pipe_t P>
 __aicore__ inline void PipeBarrier() { evk_acl_barrier(static_cast<int32_t>(P)); }
+// The workspace argument of a CANN kernel: the system part (16 MiB on an Atlas A2,
+// GetLibApiWorkSpaceSize() on the host) first, the user's part after it.
+__aicore__ inline void SetSysWorkspace(GM_ADDR workspace) { (void)workspace; }
+__aicore__ inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {
+  return workspace == nullptr ? nullptr : workspace + 16 * 1024 * 1024;
+}
 
 template <class T>
 class GlobalTensor {
@@ -78,6 +101,15 @@ class LocalTensor {
   __aicore__ inline LocalTensor() { t_ = {0xFFFFFFFFu, 0, 0, evk_detail::Dtype<T>::code}; }
   __aicore__ inline T GetValue(uint32_t i) const { return static_cast<T>(evk_acl_get(&t_, i)); }
   __aicore__ inline void SetValue(uint32_t i, T v) const { evk_acl_set(&t_, i, static_cast<double>(v)); }
+  // t(i): one element through the scalar unit, read (GetValue) or written (SetValue).
+  struct Ref {
+    const LocalTensor* t;
+    uint32_t i;
+    __aicore__ inline operator T() const { return t->GetValue(i); }
+    __aicore__ inline Ref& operator=(T v) { t->SetValue(i, v); return *this; }
+    __aicore__ inline Ref& operator=(const Ref& o) { t->SetValue(i, static_cast<T>(o)); return *this; }
+  };
+  __aicore__ inline Ref operator()(uint32_t i) const { return Ref{this, i}; }
   __aicore__ inline LocalTensor operator[](uint32_t offset) const {
     evk_acl_check_sub(&t_, offset);
     LocalTensor r = *this;
@@ -133,6 +165,9 @@ class TBuf {
     evk_acl_tbuf_get(id_, evk_detail::Dtype<T>::code, count, &t.t_);
     return t;
   }
+  // A TBuf's tensor is its whole buffer for the kernel's lifetime: nothing to release.
+  template <class T>
+  __aicore__ inline void FreeTensor(LocalTensor<T>&) {}
   uint32_t id_ = 0;
 };
 
@@ -233,6 +268,8 @@ EVK_ASCENDC_SCALAR(Adds, EVK_ACL_ADDS)
 EVK_ASCENDC_SCALAR(Muls, EVK_ACL_MULS)
 EVK_ASCENDC_SCALAR(Maxs, EVK_ACL_MAXS)
 EVK_ASCENDC_SCALAR(Mins, EVK_ACL_MINS)
+EVK_ASCENDC_SCALAR(ShiftLeft, EVK_ACL_SHLS)
+EVK_ASCENDC_SCALAR(ShiftRight, EVK_ACL_SHRS)
 #undef EVK_ASCENDC_SCALAR
 
 #define EVK_ASCENDC_UNARY(Name, Op)                                                           \
@@ -248,6 +285,10 @@ EVK_ASCENDC_UNARY(Sqrt, EVK_ACL_SQRT)
 EVK_ASCENDC_UNARY(Rsqrt, EVK_ACL_RSQRT)
 EVK_ASCENDC_UNARY(Reciprocal, EVK_ACL_RECIPROCAL)
 EVK_ASCENDC_UNARY(Relu, EVK_ACL_RELU)
+EVK_ASCENDC_UNARY(Log, EVK_ACL_LN)
+EVK_ASCENDC_UNARY(Erf, EVK_ACL_ERF)
+EVK_ASCENDC_UNARY(Sin, EVK_ACL_SIN)
+EVK_ASCENDC_UNARY(Cos, EVK_ACL_COS)
 #undef EVK_ASCENDC_UNARY
 
 template <class T, class U>
@@ -321,10 +362,128 @@ __aicore__ inline void WholeReduceMin(const LocalTensor<T>& dst, const LocalTens
                        srcRepStride, static_cast<int32_t>(order));
 }
 
+// ---- high-level math, composed from the vector instructions above (as the library's are:
+// several instructions each, charged as such). dst and src must be different tensors; the
+// forms with a sharedTmpBuffer accept it and need no more.
+template <class T>
+__aicore__ inline void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t n) {
+  Muls(dst, src, static_cast<T>(-1), static_cast<int32_t>(n));
+  Exp(dst, dst, static_cast<int32_t>(n));
+  Adds(dst, dst, static_cast<T>(1), static_cast<int32_t>(n));
+  Reciprocal(dst, dst, static_cast<int32_t>(n));
+}
+template <class T>
+__aicore__ inline void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                               const LocalTensor<uint8_t>&, uint32_t n) {
+  Sigmoid(dst, src, n);
+}
+// tanh(x) = 1 - 2 / (exp(2x) + 1): exact at both saturations.
+template <class T>
+__aicore__ inline void Tanh(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t n) {
+  int32_t c = static_cast<int32_t>(n);
+  Muls(dst, src, static_cast<T>(2), c);
+  Exp(dst, dst, c);
+  Adds(dst, dst, static_cast<T>(1), c);
+  Reciprocal(dst, dst, c);
+  Muls(dst, dst, static_cast<T>(-2), c);
+  Adds(dst, dst, static_cast<T>(1), c);
+}
+template <class T>
+__aicore__ inline void Tanh(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                            const LocalTensor<uint8_t>&, uint32_t n) {
+  Tanh(dst, src, n);
+}
+// Gelu, the tanh approximation the library's Gelu computes:
+// x / (1 + exp(-2 sqrt(2/pi) (x + 0.044715 x^3))).
+template <class T>
+__aicore__ inline void Gelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t n) {
+  int32_t c = static_cast<int32_t>(n);
+  Mul(dst, src, src, c);
+  Mul(dst, dst, src, c);
+  Muls(dst, dst, static_cast<T>(0.044715f), c);
+  Add(dst, dst, src, c);
+  Muls(dst, dst, static_cast<T>(-1.5957691216057308f), c);
+  Exp(dst, dst, c);
+  Adds(dst, dst, static_cast<T>(1), c);
+  Div(dst, src, dst, c);
+}
+template <class T>
+__aicore__ inline void Gelu(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                            const LocalTensor<uint8_t>&, uint32_t n) {
+  Gelu(dst, src, n);
+}
+template <class T>
+__aicore__ inline void FasterGelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t n) {
+  Gelu(dst, src, n);
+}
+// LeakyRelu(dst, src, slope, n): max(x, slope x) for a slope in [0, 1], min(x, slope x) above.
+template <class T, class U>
+__aicore__ inline void LeakyRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                                 const U& slope, const int32_t& n) {
+  Muls(dst, src, static_cast<T>(slope), n);
+  if (static_cast<float>(slope) <= 1.0f)
+    Max(dst, dst, src, n);
+  else
+    Min(dst, dst, src, n);
+}
+template <class T>
+__aicore__ inline void Log2(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t n) {
+  Ln(dst, src, static_cast<int32_t>(n));
+  Muls(dst, dst, static_cast<T>(1.4426950408889634f), static_cast<int32_t>(n));
+}
+template <class T>
+__aicore__ inline void Log10(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t n) {
+  Ln(dst, src, static_cast<int32_t>(n));
+  Muls(dst, dst, static_cast<T>(0.4342944819032518f), static_cast<int32_t>(n));
+}
+template <class T>
+__aicore__ inline void Erf(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                           const LocalTensor<uint8_t>&, uint32_t n) {
+  Erf(dst, src, static_cast<int32_t>(n));
+}
+template <class T>
+__aicore__ inline void Sin(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                           const LocalTensor<uint8_t>&, uint32_t n) {
+  Sin(dst, src, static_cast<int32_t>(n));
+}
+template <class T>
+__aicore__ inline void Cos(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                           const LocalTensor<uint8_t>&, uint32_t n) {
+  Cos(dst, src, static_cast<int32_t>(n));
+}
+
 }  // namespace AscendC
 
+namespace optiling {}  // where a CANN host tiling lives; GET_TILING_DATA looks there too
+
+/* The CANN kernel conventions. A kernel's entry is
+ *   extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
+ * and reads its tiling with GET_TILING_DATA(t, tiling) (the class REGISTER_TILING_DATA_CLASS
+ * named, register/tilingdata_base.h) or GET_TILING_DATA_WITH_STRUCT(Struct, t, tiling). */
+#define GET_TILING_DATA(var, tiling)                                               \
+  auto var = [&]() {                                                               \
+    using namespace ::optiling;                                                    \
+    EvkRegisteredTilingData v_;                                                    \
+    ::AscendC::evk_detail::LoadTiling(&v_, sizeof v_, (const uint8_t*)(tiling));  \
+    return v_;                                                                     \
+  }()
+#define GET_TILING_DATA_WITH_STRUCT(struct_type, var, tiling) \
+  struct_type var;                                            \
+  ::AscendC::evk_detail::LoadTiling(&var, sizeof var, (const uint8_t*)(tiling))
+#define TILING_KEY_IS(k) (::AscendC::evk_detail::TilingKeyRef() == static_cast<uint64_t>(k))
+#define KERNEL_TASK_TYPE_DEFAULT(type) (void)0
+#define KERNEL_TASK_TYPE(key, type) (void)0
+enum KernelMetaType { KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIC_1_1,
+                      KERNEL_TYPE_MIX_AIC_1_2 };
+/* One emulated block plays a block's cube core and its vector cores alike. */
+#define ASCEND_IS_AIV (true)
+#define ASCEND_IS_AIC (true)
+#define ASCEND_IS_NOT_AIV (false)
+#define ASCEND_IS_NOT_AIC (false)
+
 /* The host-side launch: ACLRT_LAUNCH_KERNEL(kernel)(blockDim, stream, args...) runs `kernel`
- * on blockDim blocks of the emulated AI Cores (in waves of 24) and returns 0. */
+ * on blockDim blocks of the emulated AI Cores (in waves of 48 vector or 24 cube cores) and
+ * returns 0. */
 namespace evk_ascendc_launch {
 template <class F>
 struct Launch {

@@ -114,4 +114,13 @@ void evk_acl_matmul(const evk_mm* mm) {
 void evk_acl_barrier(int32_t pipe) {
   traced<Id::Barrier>(pipe);
 }
+uint64_t evk_acl_dev_malloc(uint64_t bytes) {
+  return E().dev_malloc(bytes);
+}
+void evk_acl_dev_upload(uint64_t addr, const void* src, uint64_t bytes) {
+  E().dev_upload(addr, src, bytes);
+}
+void evk_acl_dev_free(uint64_t addr) {
+  E().dev_free(addr);
+}
 }

@@ -117,9 +117,13 @@ uint32_t ceil_div(uint64_t a, uint64_t b) {
 
 }  // namespace
 
+// One allocation. As the runtime's allocator does, `padded` rounds `bytes` up to 32 and adds
+// 32 more: accesses below `padded` are legal, the padding past `bytes` holds poison (0xFF: NaN
+// in float and half) that is restored whenever the buffer is written from the host.
 struct GmBuf {
   uint64_t base = 0;
-  size_t bytes = 0, reserved = 0;
+  size_t bytes = 0, padded = 0, reserved = 0;
+  enum Owner { kHarness, kHost, kHostFreed } owner = kHarness;  // kHost: aclrtMalloc'd
   std::vector<uint8_t> data;
   std::string name;
 };
@@ -152,7 +156,9 @@ struct Emulator::Impl {
   bool launching = false, in_block = false;
   uint32_t dim = 0, next = 0, current = 0, serial = 0;
   std::string kernel;
-  std::vector<double> core_cycles;
+  std::vector<double> block_cycles;  // each finished block's own time
+  double launch_gm_bytes = 0;        // every block's GM traffic, both directions
+  bool launch_cube = false;          // a block used the cube: the blocks run on the AICs
   // The block.
   std::vector<uint8_t> ub = std::vector<uint8_t>(kUbBytes);
   uint32_t ub_used = 0;
@@ -162,11 +168,9 @@ struct Emulator::Impl {
   double issue = 0;
   std::vector<GmWrite> gm_writes;
 
-  double bytes_per_cycle() const {
-    double hbm = kHbmGBps / kClockGHz;  // bytes per cycle, whole chip
-    double active = std::min<double>(std::max<uint32_t>(dim, 1), kCores);
-    return std::min(kMteBytesPerCycle, hbm / active);
-  }
+  // One core's copy rate; the chip-wide HBM limit is applied to the launch as a whole
+  // (launch_end), so it is shared by the cores that are busy, not divided by blockDim.
+  double bytes_per_cycle() const { return kMteBytesPerCycle; }
 };
 
 Emulator& Emulator::get() {
@@ -191,15 +195,17 @@ void Emulator::fail(const std::string& category, const std::string& message) {
 uint64_t Emulator::gm_alloc(size_t bytes, const std::string& name) {
   Impl& I = impl();
   size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  size_t reserved = ((std::max<size_t>(bytes, 1) + page - 1) / page + 1) * page;  // + a guard
+  size_t padded = (bytes + kUbAlign - 1) / kUbAlign * kUbAlign + kGmPadBytes;
+  size_t reserved = ((padded + page - 1) / page + 1) * page;  // + a guard
   void* p =
       ::mmap(nullptr, reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) throw std::runtime_error("cannot reserve device address space for " + name);
   auto b = std::make_unique<GmBuf>();
   b->base = reinterpret_cast<uintptr_t>(p);
   b->bytes = bytes;
+  b->padded = padded;
   b->reserved = reserved;
-  b->data.assign(bytes, 0);
+  b->data.assign(padded, 0xFF);
   b->name = name;
   int k = g_range_count.load();
   if (k < kMaxRanges) {
@@ -236,6 +242,7 @@ void Emulator::gm_write(uint64_t addr, const void* src, size_t bytes) {
   GmBuf* b = find_gm(impl().gm, addr);
   if (!b || addr + bytes > b->base + b->bytes) throw std::runtime_error("gm_write out of range");
   std::memcpy(b->data.data() + (addr - b->base), src, bytes);
+  if (addr == b->base) std::fill(b->data.begin() + b->bytes, b->data.end(), 0xFF);
 }
 
 void Emulator::gm_read(uint64_t addr, void* dst, size_t bytes) const {
@@ -247,7 +254,56 @@ void Emulator::gm_read(uint64_t addr, void* dst, size_t bytes) const {
 void Emulator::gm_release_all() {
   // Reservations stay mapped (PROT_NONE) so that a stale address still faults as a direct
   // access instead of landing in whatever is mapped there next; only the bytes are freed.
-  for (auto& b : impl().gm) std::vector<uint8_t>().swap(b->data), b->bytes = 0;
+  for (auto& b : impl().gm) std::vector<uint8_t>().swap(b->data), b->bytes = b->padded = 0;
+}
+
+// ---------------- host-side device memory (acl/acl.h) ----------------
+
+namespace {
+void need_host(Emulator& e, const Emulator::Impl& I, const char* api) {
+  if (I.launching)
+    e.fail("NOT_ON_HOST", fmt::format("{} inside a kernel: device memory is allocated and "
+                                      "filled by the host, before ACLRT_LAUNCH_KERNEL",
+                                      api));
+}
+}  // namespace
+
+uint64_t Emulator::dev_malloc(uint64_t bytes) {
+  Impl& I = impl();
+  need_host(*this, I, "aclrtMalloc");
+  if (bytes == 0 || bytes > (uint64_t{1} << 32))
+    fail("BAD_MALLOC", fmt::format("aclrtMalloc of {} bytes: ask for 1 byte to 4 GiB", bytes));
+  // A freed buffer of the same size is reused: each evk_forward call allocates afresh, and
+  // reservations are never unmapped (a stale address must still fault).
+  for (auto& b : I.gm)
+    if (b->owner == GmBuf::kHostFreed && b->bytes == bytes) {
+      b->owner = GmBuf::kHost;
+      std::fill(b->data.begin(), b->data.end(), 0xFF);
+      return b->base;
+    }
+  uint64_t addr = gm_alloc(bytes, "an aclrtMalloc buffer");
+  find_gm(I.gm, addr)->owner = GmBuf::kHost;
+  return addr;
+}
+
+void Emulator::dev_upload(uint64_t addr, const void* src, uint64_t bytes) {
+  Impl& I = impl();
+  need_host(*this, I, "aclrtMemcpy");
+  GmBuf* b = find_gm(I.gm, addr);
+  if (!b || b->owner != GmBuf::kHost || addr + bytes > b->base + b->bytes)
+    fail("DIRECT_GM_ACCESS",
+         "aclrtMemcpy(ACL_MEMCPY_HOST_TO_DEVICE) into memory the host did not aclrtMalloc (or "
+         "past its end): the host may fill only its own buffers (tiling data, tables from the "
+         "shapes); inputs and outputs are moved by kernels");
+  std::memcpy(b->data.data() + (addr - b->base), src, bytes);
+  upload_cycles_ += static_cast<double>(bytes) / (kHbmGBps / kClockGHz);
+}
+
+void Emulator::dev_free(uint64_t addr) {
+  Impl& I = impl();
+  need_host(*this, I, "aclrtFree");
+  GmBuf* b = find_gm(I.gm, addr);
+  if (b && b->owner == GmBuf::kHost && addr == b->base) b->owner = GmBuf::kHostFreed;
 }
 
 // ---------------- calls and launches ----------------
@@ -255,6 +311,7 @@ void Emulator::gm_release_all() {
 void Emulator::begin_call() {
   launches_.clear();
   impl().serial = 0;
+  upload_cycles_ = 0;
 }
 
 size_t Emulator::gm_bytes_at(uint64_t addr) const {
@@ -268,10 +325,11 @@ void Emulator::reset() {
   g_range_count.store(0);
   I = Impl();
   launches_.clear();
+  upload_cycles_ = 0;
 }
 
 double Emulator::call_cycles() const {
-  double c = 0;
+  double c = upload_cycles_;
   for (const auto& l : launches_) c += l.cycles;
   return c;
 }
@@ -319,7 +377,9 @@ void Emulator::launch_begin(uint32_t dim, const char* kernel) {
   I.dim = dim;
   I.next = 0;
   I.kernel = kernel;
-  I.core_cycles.assign(kCores, 0.0);
+  I.block_cycles.clear();
+  I.launch_gm_bytes = 0;
+  I.launch_cube = false;
 }
 
 namespace {
@@ -344,7 +404,7 @@ int32_t Emulator::next_block() {
                            I.current, I.kernel, position_text(I.queues[q].pos), q + 1,
                            I.slots[s].state == Slot::kQueued ? "enqueued (never DeQue'd)"
                                                              : "allocated (never freed)"));
-    I.core_cycles[I.current % kCores] += block_end_time(I);
+    I.block_cycles.push_back(block_end_time(I));
     I.in_block = false;
   }
   if (I.next >= I.dim) return -1;
@@ -370,8 +430,14 @@ void Emulator::launch_end() {
   if (I.in_block) I.core_cycles[I.current % kCores] += block_end_time(I);
   I.launching = false;
   I.in_block = false;
-  double worst = *std::max_element(I.core_cycles.begin(), I.core_cycles.end());
-  launches_.push_back({I.kernel, I.dim, worst});
+  // Blocks run in waves over the cores of their kind; the launch ends with its slowest core,
+  // and never before HBM has moved every byte the blocks copied.
+  uint32_t cores = I.launch_cube ? kCubeCores : kVectorCores;
+  std::vector<double> core(cores, 0.0);
+  for (size_t b = 0; b < I.block_cycles.size(); ++b) core[b % cores] += I.block_cycles[b];
+  double worst = *std::max_element(core.begin(), core.end());
+  double hbm = I.launch_gm_bytes / (kHbmGBps / kClockGHz) + kMteStartupCycles;
+  launches_.push_back({I.kernel, I.dim, std::max(worst, I.launch_gm_bytes > 0 ? hbm : 0.0)});
 }
 
 uint64_t Emulator::workspace() {
@@ -668,24 +734,21 @@ double gm_ready(const Emulator::Impl& I, uint64_t lo, uint64_t hi) {
 }
 }  // namespace
 
-// The bytes [addr, addr + bytes) of global memory, checked against the GlobalTensor's size
-// and the tensor the address lies in.
+// The bytes [addr, addr + bytes) of global memory, checked against the allocation the address
+// lies in (its round-up included). The GlobalTensor's size is not a bound: the runtime does not
+// check it either, and a kernel may read past it within the allocation.
 static uint8_t* gm_span(Emulator& e, Emulator::Impl& I, const evk_gt* g, uint64_t elems,
                         const char* api) {
   size_t es = dtype_bytes(g->dtype);
   uint64_t bytes = elems * es;
-  if (g->len == UINT64_MAX || (g->len && elems > g->len))
-    e.fail("GM_OUT_OF_BOUNDS",
-           fmt::format("{}: {} elements from a GlobalTensor that holds {}: an offset or count "
-                       "runs past the buffer given to SetGlobalBuffer (check the block offset "
-                       "blockLength * GetBlockIdx() and the tail of the last tile)",
-                       api, elems, g->len == UINT64_MAX ? 0 : g->len));
   GmBuf* b = find_gm(I.gm, g->addr);
-  if (!b || g->addr + bytes > b->base + b->bytes)
+  if (!b || g->addr + bytes > b->base + b->padded)
     e.fail("GM_OUT_OF_BOUNDS",
-           b ? fmt::format("{}: bytes {}..{} of {} ({} bytes): the access runs past the end of "
-                           "the tensor (check the block offset and the last tile's length)",
-                           api, g->addr - b->base, g->addr - b->base + bytes, b->name, b->bytes)
+           b ? fmt::format("{}: bytes {}..{} of {} ({} bytes, {} with the allocator's round-up "
+                           "to 32 bytes plus 32): the access runs past the end of the tensor "
+                           "(check the block offset and the last tile's length)",
+                           api, g->addr - b->base, g->addr - b->base + bytes, b->name, b->bytes,
+                           b->padded)
              : fmt::format("{}: address {:#x} is not in any tensor's global memory: pass the "
                            "GM_ADDR arguments the host received, offset within their tensors",
                            api, g->addr));
@@ -696,7 +759,7 @@ void Emulator::gm_check(const evk_gt* t) {
   Impl& I = impl();
   if (!I.in_block) return;  // host code may build GlobalTensors; they are checked when used
   GmBuf* b = find_gm(I.gm, t->addr);
-  if (!b || t->addr > b->base + b->bytes || t->len == UINT64_MAX)
+  if (!b || t->addr > b->base + b->padded)
     fail("GM_OUT_OF_BOUNDS",
          b ? fmt::format("SetGlobalBuffer or GlobalTensor::operator[] at byte {} of {} ({} "
                          "bytes): the offset is past the end of the tensor",
@@ -730,6 +793,7 @@ void Emulator::copy(int32_t dir, const evk_lt* lt, const evk_lt* lt2, const evk_
     return;
   }
   uint8_t* g = gm_span(*this, I, gt, count, api);
+  I.launch_gm_bytes += static_cast<double>(bytes);
   double dur = kMteStartupCycles + static_cast<double>(bytes) / I.bytes_per_cycle();
   if (dir == 0) {
     std::memcpy(l.ptr, g, bytes);
@@ -766,6 +830,7 @@ void Emulator::copy_blocks(int32_t dir, const evk_lt* lt, const evk_gt* gt, uint
     else
       std::memcpy(gp, lp, burst * es);
   }
+  I.launch_gm_bytes += static_cast<double>(count * burst * es);
   double dur = kMteStartupCycles + (count - 1.0) * kMteBurstCycles +
                static_cast<double>(count * burst * es) / I.bytes_per_cycle();
   if (dir == 0) {
@@ -810,6 +875,7 @@ void Emulator::copy_pad(int32_t dir, const evk_lt* lt, const evk_gt* gt, uint32_
       std::memcpy(gp, lp, bytes);
     }
   }
+  I.launch_gm_bytes += static_cast<double>(count) * bytes;
   double dur = kMteStartupCycles + (count - 1.0) * kMteBurstCycles +
                static_cast<double>(count) * bytes / I.bytes_per_cycle();
   if (dir == 0) {
@@ -827,8 +893,9 @@ const char* op_name(int32_t op) {
   static const char* names[] = {"Add",        "Sub",  "Mul",       "Div",       "Max",
                                 "Min",        "Adds", "Muls",      "Maxs",      "Mins",
                                 "Exp",        "Ln",   "Abs",       "Sqrt",      "Rsqrt",
-                                "Reciprocal", "Relu", "ReduceSum", "ReduceMax", "ReduceMin"};
-  return op >= 0 && op <= EVK_ACL_RMIN ? names[op] : "an unknown vector operation";
+                                "Reciprocal", "Relu", "ReduceSum", "ReduceMax", "ReduceMin",
+                                "Erf",        "Sin",  "Cos",       "ShiftLeft", "ShiftRight"};
+  return op >= 0 && op <= EVK_ACL_SHRS ? names[op] : "an unknown vector operation";
 }
 
 double apply2(int32_t op, double a, double b, bool integer) {
@@ -849,6 +916,11 @@ double apply2(int32_t op, double a, double b, bool integer) {
     case EVK_ACL_MIN:
     case EVK_ACL_MINS:
       return std::min(a, b);
+    case EVK_ACL_SHLS:
+      return static_cast<double>(
+          static_cast<int32_t>(static_cast<uint32_t>(a) << (static_cast<uint32_t>(b) & 31)));
+    case EVK_ACL_SHRS:  // arithmetic on signed integers, as the vector unit's shift
+      return static_cast<double>(static_cast<int32_t>(a) >> (static_cast<uint32_t>(b) & 31));
     default:
       (void)integer;
       return 0;
@@ -918,6 +990,15 @@ void map_unary(int32_t op, T* d, const T* a, uint32_t n) {
       case EVK_ACL_RECIPROCAL:
         r = 1.0f / x;
         break;
+      case EVK_ACL_ERF:
+        r = std::erf(x);
+        break;
+      case EVK_ACL_SIN:
+        r = std::sin(x);
+        break;
+      case EVK_ACL_COS:
+        r = std::cos(x);
+        break;
       default:
         r = x > 0 || std::isnan(x) ? x : 0.0f;  // NaN propagates, as in PyTorch
         break;
@@ -974,7 +1055,10 @@ void Emulator::binary(int32_t op, const evk_lt* d, const evk_lt* a, const evk_lt
 void Emulator::scalar_op(int32_t op, const evk_lt* d, const evk_lt* a, double s, uint32_t n) {
   Impl& I = impl();
   const char* api = op_name(op);
-  need_dtype(*this, api, d->dtype, {EVK_F16, EVK_F32, EVK_I32});
+  if (op == EVK_ACL_SHLS || op == EVK_ACL_SHRS)
+    need_dtype(*this, api, d->dtype, {EVK_I32});
+  else
+    need_dtype(*this, api, d->dtype, {EVK_F16, EVK_F32, EVK_I32});
   if (a->dtype != d->dtype)
     fail("DTYPE_UNSUPPORTED", fmt::format("{} needs the same element type for both tensors", api));
   Operand od = operand(*this, I, d, n, api, "destination");
@@ -999,10 +1083,13 @@ void Emulator::unary(int32_t op, const evk_lt* d, const evk_lt* a, uint32_t n) {
                                       reinterpret_cast<const T*>(oa.ptr), n))
   bool trans = op == EVK_ACL_EXP || op == EVK_ACL_LN || op == EVK_ACL_SQRT || op == EVK_ACL_RSQRT ||
                op == EVK_ACL_RECIPROCAL;
-  schedule(
-      I, kVec,
-      vec_cycles(n * dtype_bytes(d->dtype), trans ? kVecCyclesTranscendental : kVecCyclesSimple),
-      {oa.slot}, {od.slot});
+  // Erf, Sin and Cos are library APIs: a range reduction and a polynomial, about a dozen
+  // vector instructions (model: three transcendental passes).
+  bool poly = op == EVK_ACL_ERF || op == EVK_ACL_SIN || op == EVK_ACL_COS;
+  uint32_t cpr =
+      poly ? 3 * kVecCyclesTranscendental : (trans ? kVecCyclesTranscendental : kVecCyclesSimple);
+  double dur = vec_cycles(n * dtype_bytes(d->dtype), cpr) + (poly ? 2.0 * kVecStartupCycles : 0);
+  schedule(I, kVec, dur, {oa.slot}, {od.slot});
 }
 
 void Emulator::duplicate(const evk_lt* d, double s, uint32_t n) {
@@ -1340,6 +1427,9 @@ void Emulator::matmul(const evk_mm* mm) {
   for (int64_t i = 0; i < m; ++i) std::memcpy(pc + i * ldc * 4, &C[i * n], n * 4);
   // The cost: base tiles through MTE2 (ping-pong in L1), the cube, then the fixpipe out.
   double bw = I.bytes_per_cycle();
+  I.launch_cube = true;
+  // HBM sees each operand once: the tiles a core reloads hit the 910B's L2.
+  I.launch_gm_bytes += static_cast<double>((m * k + k * n) * ein + m * n * 4);
   double deps = std::max(gm_ready(I, mm->a.addr, mm->a.addr + (a_last + 1) * ein),
                          gm_ready(I, mm->b.addr, mm->b.addr + (b_last + 1) * ein));
   double start = std::max(I.issue, deps);

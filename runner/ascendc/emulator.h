@@ -7,7 +7,8 @@
 // Timing: each call starts when its pipe is free, its operands' producers have finished and
 // the scalar unit has issued it; a slot's last access bounds its next write, so a queue with
 // one buffer serialises copy and compute and a queue with two overlaps them. Blocks run in
-// waves over kCores cores; a launch costs the slowest core plus the launch cost. Everything
+// waves over the cores of their kind (48 vector, 24 cube); a launch costs the slowest core,
+// at least its GM bytes at the HBM bandwidth, plus the launch cost. Everything
 // is a pure function of the sequence of calls: the same kernel gives the same cycles always.
 #pragma once
 #include <cstdint>
@@ -53,7 +54,7 @@ class Emulator {
   void begin_call();
   double call_ms() const;
   const std::vector<LaunchRecord>& launches() const { return launches_; }
-  double call_cycles() const;
+  double call_cycles() const;  // the launches, plus the host's uploads
 
   // The C API (ascendc_emu.h) forwards here.
   uint32_t block_idx() const;
@@ -96,6 +97,10 @@ class Emulator {
   void gm_set(const evk_gt* t, uint64_t i, double v);
   void matmul(const evk_mm* mm);
   void barrier(int32_t pipe);
+  // aclrtMalloc / aclrtMemcpy(HOST_TO_DEVICE) / aclrtFree from host code.
+  uint64_t dev_malloc(uint64_t bytes);
+  void dev_upload(uint64_t addr, const void* src, uint64_t bytes);
+  void dev_free(uint64_t addr);
 
   struct Impl;  // the state; public only to the emulator's own helper functions
   Impl& impl();
@@ -104,6 +109,7 @@ class Emulator {
   Emulator() = default;
   FailHandler fail_;
   std::vector<LaunchRecord> launches_;
+  double upload_cycles_ = 0;  // aclrtMemcpy to the device in this call
 };
 
 }  // namespace evk::runner::ascendc

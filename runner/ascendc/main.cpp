@@ -21,8 +21,10 @@ int main(int argc, char** argv) {
     std::string mode = argc > 1 ? argv[1] : "";
     if (mode == "--probe") {
       std::printf(
-          "emulated Ascend 910B: %u AI Cores at %.2f GHz, %u KiB UB per core, %.0f GB/s HBM\n",
-          evk::npu::kCores, evk::npu::kClockGHz, evk::npu::kUbBytes / 1024, evk::npu::kHbmGBps);
+          "emulated Ascend 910B: %u vector + %u cube cores at %.2f GHz, %u KiB UB per core, "
+          "%.0f GB/s HBM\n",
+          evk::npu::kVectorCores, evk::npu::kCubeCores, evk::npu::kClockGHz,
+          evk::npu::kUbBytes / 1024, evk::npu::kHbmGBps);
       return 0;
     }
     if (!mode.empty()) {

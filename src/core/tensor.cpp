@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -58,7 +59,14 @@ double Tensor::at(int64_t i) const {
     case DType::I64: return static_cast<double>(as<int64_t>()[i]);
     case DType::BOOL:
     case DType::U8: return data[static_cast<size_t>(i)];
-    case DType::F16: throw Error("F16 element access is not supported");
+    case DType::F16: {
+      // IEEE binary16, decoded exactly (every half is a double): compared as float32 is.
+      uint16_t h;
+      std::memcpy(&h, data.data() + 2 * static_cast<size_t>(i), 2);
+      int e = (h >> 10) & 31, m = h & 1023;
+      double v = e == 0 ? std::ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp(m + 1024, e - 25);
+      return (h & 0x8000) ? -v : v;
+    }
   }
   return 0;
 }

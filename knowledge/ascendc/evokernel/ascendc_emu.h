@@ -41,7 +41,9 @@ enum {
   EVK_ACL_ADDS, EVK_ACL_MULS, EVK_ACL_MAXS, EVK_ACL_MINS,
   EVK_ACL_EXP, EVK_ACL_LN, EVK_ACL_ABS, EVK_ACL_SQRT, EVK_ACL_RSQRT, EVK_ACL_RECIPROCAL,
   EVK_ACL_RELU,
-  EVK_ACL_RSUM, EVK_ACL_RMAX, EVK_ACL_RMIN
+  EVK_ACL_RSUM, EVK_ACL_RMAX, EVK_ACL_RMIN,
+  EVK_ACL_ERF, EVK_ACL_SIN, EVK_ACL_COS, /* unary */
+  EVK_ACL_SHLS, EVK_ACL_SHRS             /* scalar: ShiftLeft / ShiftRight on integers */
 };
 
 uint32_t evk_acl_block_idx(void);
@@ -93,6 +95,13 @@ double evk_acl_gm_get(const evk_gt* t, uint64_t i);
 void evk_acl_gm_set(const evk_gt* t, uint64_t i, double v);
 
 void evk_acl_matmul(const evk_mm* mm);
+
+/* Host-side device memory (acl/acl.h: aclrtMalloc, aclrtMemcpy host to device, aclrtFree),
+ * outside kernels only: a buffer for the tiling data or a table the host computes from the
+ * shapes. The host may write only buffers it allocated; it can never read device memory. */
+uint64_t evk_acl_dev_malloc(uint64_t bytes);
+void evk_acl_dev_upload(uint64_t addr, const void* src, uint64_t bytes);
+void evk_acl_dev_free(uint64_t addr);
 void evk_acl_barrier(int32_t pipe); /* PipeBarrier: pipes wait for each other */
 
 #ifdef __cplusplus

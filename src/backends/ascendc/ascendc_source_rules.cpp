@@ -24,6 +24,11 @@ const std::set<std::string, std::less<>> kIncludes = {
     "lib/matmul_intf.h",
     "tiling/tiling_api.h",
     "evokernel/kernel_abi.h",
+    // The host side of a CANN operator project and of a kernel-invocation program.
+    "register/op_def_registry.h",
+    "register/tilingdata_base.h",
+    "tiling/platform/platform_ascendc.h",
+    "acl/acl.h",
     "algorithm",
     "array",
     "cassert",
@@ -55,7 +60,9 @@ const std::set<std::string, std::less<>> kIncludes = {
 
 constexpr std::string_view kIncludesText =
     "include \"kernel_operator.h\" (and \"lib/matmul_intf.h\", \"tiling/tiling_api.h\" for "
-    "Matmul); only the C/C++ math and algorithm headers may be added";
+    "Matmul; \"register/op_def_registry.h\", \"register/tilingdata_base.h\", "
+    "\"tiling/platform/platform_ascendc.h\", \"acl/acl.h\" on the host side); only the "
+    "C/C++ math and algorithm headers may be added";
 
 // The macros the knowledge headers define, each with the identifiers of its body: a token
 // such as evk_acl_* in the candidate's preprocessed rows is the header's when a macro on the

@@ -1,6 +1,7 @@
 // The PyTorch-on-NPU eager baseline on the emulated 910B: each operator of the task's fx graph
-// runs as its own kernel at its roofline (its bytes over HBM bandwidth, or its FLOPs over the
-// cube's or the vector unit's peak, whichever is larger) plus one launch, with every
+// runs as its own library kernel at its roofline scaled by the library's efficiencies (its
+// bytes over 80% of the HBM bandwidth, or its FLOPs over 70% of the cube's or the vector
+// unit's peak, whichever is larger: npu_constants.h) plus one launch, with every
 // intermediate in global memory. View operators (view, reshape, getitem...) cost nothing.
 // When the graph could not be traced, the task's total bytes and FLOPs stand for one operator.
 #pragma once

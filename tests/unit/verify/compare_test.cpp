@@ -1,10 +1,10 @@
 // Elementwise tolerance + norm bound with an absolute term, and the feedback they give.
+#include "verify/compare.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
-
-#include "verify/compare.h"
 
 namespace evk {
 namespace {
@@ -47,7 +47,8 @@ TEST(Compare, TheFloat32FastPathGivesTheGeneralLoopsFigures) {
     got[i] = ref[i] * (1.0f + 0.004f * std::cos(static_cast<float>(i)));
   }
   for (Tolerance tol : {Tolerance{}, Tolerance{0, 0.5, 1e-4}}) {
-    auto fast = compare_output(f32(ref, {10007}), reinterpret_cast<const uint8_t*>(got.data()), tol);
+    auto fast =
+        compare_output(f32(ref, {10007}), reinterpret_cast<const uint8_t*>(got.data()), tol);
     Tensor g64 = f64(got);
     auto general = compare_output(f64(ref), g64.data.data(), tol);
     EXPECT_EQ(fast.ok, general.ok);
@@ -130,6 +131,41 @@ TEST(Compare, IntegerOutputsMustMatchExactly) {
   auto r = compare_output(ref, reinterpret_cast<const uint8_t*>(got.data()), {});
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.first_bad, 2);
+}
+
+}  // namespace
+}  // namespace evk
+
+namespace evk {
+namespace {
+
+// Half-precision outputs are compared as float32 ones are: the reference's and the output's
+// halves decoded exactly, the same tolerance, NaN poison counted as never written.
+TEST(Compare, HalfOutputsAreComparedLikeFloat) {
+  auto halves = [](std::vector<float> v) {
+    Tensor t;
+    t.dtype = DType::F16;
+    t.shape = {static_cast<int64_t>(v.size())};
+    t.data.resize(v.size() * 2);
+    for (size_t i = 0; i < v.size(); ++i) {
+      _Float16 h = static_cast<_Float16>(v[i]);
+      std::memcpy(t.data.data() + 2 * i, &h, 2);
+    }
+    return t;
+  };
+  Tensor ref = halves({1.0f, -2.5f, 0.0f, 65504.0f, 6.0e-8f});
+  EXPECT_EQ(ref.at(1), -2.5);
+  EXPECT_EQ(ref.at(3), 65504.0);
+  EXPECT_NEAR(ref.at(4), 5.960464477539063e-08, 1e-20);  // the smallest subnormal
+  EXPECT_TRUE(
+      compare_output(ref, halves({1.0f, -2.5f, 0.0f, 65504.0f, 6.0e-8f}).data.data(), {}).ok);
+  auto wrong = compare_output(ref, halves({1.0f, -2.0f, 0.0f, 65504.0f, 0.0f}).data.data(), {});
+  EXPECT_FALSE(wrong.ok);
+  EXPECT_EQ(wrong.first_bad, 1);
+  std::vector<uint8_t> poison(10, 0xFF);
+  auto unwritten = compare_output(ref, poison.data(), {});
+  EXPECT_FALSE(unwritten.ok);
+  EXPECT_EQ(unwritten.unwritten, 5);
 }
 
 }  // namespace
