@@ -115,12 +115,13 @@ void evk_acl_barrier(int32_t pipe) {
   traced<Id::Barrier>(pipe);
 }
 uint64_t evk_acl_dev_malloc(uint64_t bytes) {
-  return E().dev_malloc(bytes);
+  return traced<Id::DevMalloc>(bytes);
 }
 void evk_acl_dev_upload(uint64_t addr, const void* src, uint64_t bytes) {
-  E().dev_upload(addr, src, bytes);
+  traced<Id::DevUpload>(evk::runner::ascendc::GmAddr{addr},
+                        evk::runner::ascendc::HostBytes{src, bytes});
 }
 void evk_acl_dev_free(uint64_t addr) {
-  E().dev_free(addr);
+  traced<Id::DevFree>(evk::runner::ascendc::GmAddr{addr});
 }
 }

@@ -23,6 +23,16 @@ namespace evk::runner::ascendc {
 // What ends a run: a named category (the guide's feedback table) and the message.
 using FailHandler = std::function<void(const std::string& category, const std::string& message)>;
 
+// Argument types of the traced host-side entry points (trace.h): a device address given by the
+// kernel's host code, and a host buffer (what aclrtMemcpy uploads).
+struct GmAddr {
+  uint64_t addr;
+};
+struct HostBytes {
+  const void* data;
+  uint64_t bytes;
+};
+
 struct LaunchRecord {
   std::string kernel;
   uint32_t block_dim = 0;
@@ -101,6 +111,10 @@ class Emulator {
   uint64_t dev_malloc(uint64_t bytes);
   void dev_upload(uint64_t addr, const void* src, uint64_t bytes);
   void dev_free(uint64_t addr);
+  // The same two with their arguments typed for the API trace (trace.h): a GM address the
+  // replay translates, and host bytes the trace carries whole.
+  void dev_upload_bytes(GmAddr addr, HostBytes src) { dev_upload(addr.addr, src.data, src.bytes); }
+  void dev_free_at(GmAddr addr) { dev_free(addr.addr); }
 
   struct Impl;  // the state; public only to the emulator's own helper functions
   Impl& impl();

@@ -108,6 +108,9 @@ void translate(const Replayer& rp, evk_gt& g) {
 void translate(const Replayer& rp, evk_mm& m) {
   for (evk_gt* g : {&m.a, &m.b, &m.bias, &m.c}) translate(rp, *g);
 }
+void translate(const Replayer& rp, GmAddr& g) {
+  g.addr = rp.map(g.addr);
+}
 template <class S>
 void translate(const Replayer&, S&) {}
 
@@ -117,13 +120,18 @@ struct Held {
   using S = std::remove_cv_t<std::remove_pointer_t<T>>;
   static constexpr bool kScalar = std::is_arithmetic_v<T>;
   static constexpr bool kStr = std::is_same_v<T, const char*>;
+  static constexpr bool kGm = std::is_same_v<T, GmAddr>;
+  static constexpr bool kBlob = std::is_same_v<T, HostBytes>;
   static constexpr bool kIn = !kScalar && !kStr && std::is_const_v<std::remove_pointer_t<T>>;
+  static constexpr bool kOut = !kScalar && !kStr && !kIn && !kGm && !kBlob;
   std::conditional_t<kScalar, T, S> v{};
   std::string s;
   bool has = false;
   T arg() {
-    if constexpr (kScalar) {
+    if constexpr (kScalar || kGm) {
       return v;
+    } else if constexpr (kBlob) {
+      return HostBytes{s.data(), s.size()};
     } else if constexpr (kStr) {
       return s.c_str();
     } else if constexpr (kIn) {
@@ -139,6 +147,11 @@ Held<T> decode(Reader& r, const Replayer& rp) {
   Held<T> h;
   if constexpr (Held<T>::kScalar) {
     h.v = r.pod<T>();
+  } else if constexpr (Held<T>::kGm) {
+    h.v = r.pod<GmAddr>();
+    translate(rp, h.v);
+  } else if constexpr (Held<T>::kBlob) {
+    h.s = r.str(r.pod<uint64_t>());
   } else if constexpr (Held<T>::kStr) {
     h.s = r.str(r.pod<uint16_t>());
   } else if constexpr (Held<T>::kIn) {
@@ -161,7 +174,7 @@ Held<T> decode(Reader& r, const Replayer& rp) {
 
 template <class T>
 void check_out(Reader& r, Held<T>& h, const Replayer& rp, const char* api) {
-  if constexpr (!Held<T>::kScalar && !Held<T>::kStr && !Held<T>::kIn) {
+  if constexpr (Held<T>::kOut) {
     auto rec = r.pod<typename Held<T>::S>();
     if (std::memcmp(&rec, &h.v, sizeof rec) != 0) diverged(rp, api);
   }

@@ -11,8 +11,11 @@
 //   const char*       u16 length, then the bytes (a kernel's name)
 //   const T*          u8 present, then T (an input: a LocalTensor, GlobalTensor, matmul call)
 //   T* (non-const)    T after the call (an output), compared on replay
+//   GmAddr            its u64, translated like a GlobalTensor's address
+//   HostBytes         u64 length, then the bytes (the host data aclrtMemcpy uploads)
 //   return value      after the outputs, compared on replay; a uint64_t return is a GM
-//                     address (the workspace) and maps the recorded buffer to the replay's
+//                     address (the workspace, an aclrtMalloc) and maps the recorded buffer to
+//                     the replay's
 // GM addresses (evk_gt.addr, evk_mm's four) are translated from the recording process's
 // buffers to the replay's through the call's buffer table; an address outside every buffer of
 // the call (one remembered from an earlier call, another slot's output) rejects the trace.
@@ -37,40 +40,43 @@
 
 namespace evk::runner::ascendc::trace {
 
-#define EVK_ACL_TRACE_ROWS(X)  \
-  X(BlockIdx, block_idx)       \
-  X(BlockNum, block_num)       \
-  X(LaunchBegin, launch_begin) \
-  X(NextBlock, next_block)     \
-  X(LaunchEnd, launch_end)     \
-  X(Workspace, workspace)      \
-  X(InitQueue, init_queue)     \
-  X(InitTbuf, init_tbuf)       \
-  X(Alloc, alloc)              \
-  X(Enque, enque)              \
-  X(Deque, deque)              \
-  X(Free, free_tensor)         \
-  X(TbufGet, tbuf_get)         \
-  X(CheckSub, check_sub)       \
-  X(GmCheck, gm_check)         \
-  X(Copy, copy)                \
-  X(CopyBlocks, copy_blocks)   \
-  X(CopyPad, copy_pad)         \
-  X(Binary, binary)            \
-  X(Scalar, scalar_op)         \
-  X(Unary, unary)              \
-  X(Duplicate, duplicate)      \
-  X(Cast, cast)                \
-  X(Compare, compare)          \
-  X(Select, select)            \
-  X(Reduce, reduce)            \
-  X(WholeReduce, whole_reduce) \
-  X(Get, get_value)            \
-  X(Set, set_value)            \
-  X(GmGet, gm_get)             \
-  X(GmSet, gm_set)             \
-  X(Matmul, matmul)            \
-  X(Barrier, barrier)
+#define EVK_ACL_TRACE_ROWS(X)    \
+  X(BlockIdx, block_idx)         \
+  X(BlockNum, block_num)         \
+  X(LaunchBegin, launch_begin)   \
+  X(NextBlock, next_block)       \
+  X(LaunchEnd, launch_end)       \
+  X(Workspace, workspace)        \
+  X(InitQueue, init_queue)       \
+  X(InitTbuf, init_tbuf)         \
+  X(Alloc, alloc)                \
+  X(Enque, enque)                \
+  X(Deque, deque)                \
+  X(Free, free_tensor)           \
+  X(TbufGet, tbuf_get)           \
+  X(CheckSub, check_sub)         \
+  X(GmCheck, gm_check)           \
+  X(Copy, copy)                  \
+  X(CopyBlocks, copy_blocks)     \
+  X(CopyPad, copy_pad)           \
+  X(Binary, binary)              \
+  X(Scalar, scalar_op)           \
+  X(Unary, unary)                \
+  X(Duplicate, duplicate)        \
+  X(Cast, cast)                  \
+  X(Compare, compare)            \
+  X(Select, select)              \
+  X(Reduce, reduce)              \
+  X(WholeReduce, whole_reduce)   \
+  X(Get, get_value)              \
+  X(Set, set_value)              \
+  X(GmGet, gm_get)               \
+  X(GmSet, gm_set)               \
+  X(Matmul, matmul)              \
+  X(Barrier, barrier)            \
+  X(DevMalloc, dev_malloc)       \
+  X(DevUpload, dev_upload_bytes) \
+  X(DevFree, dev_free_at)
 
 enum class Id : uint16_t {
   kNone = 0,
@@ -122,8 +128,11 @@ Writer& writer();
 
 template <class T>
 void record_in(Writer& w, T v) {
-  if constexpr (std::is_arithmetic_v<T>) {
+  if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, GmAddr>) {
     w.pod(v);
+  } else if constexpr (std::is_same_v<T, HostBytes>) {
+    w.pod(v.bytes);
+    w.put(v.data, v.bytes);
   } else if constexpr (std::is_same_v<T, const char*>) {
     size_t n = v ? std::strlen(v) : 0;
     uint16_t len = static_cast<uint16_t>(n > 200 ? 200 : n);
