@@ -20,6 +20,9 @@ namespace {
 using namespace evk::npu;
 
 enum Pipe { kMte2, kVec, kCube, kMte3, kPipes };
+static_assert(int{kMte2} == int{PipeStats::kMte2} && int{kVec} == int{PipeStats::kVector} &&
+                  int{kCube} == int{PipeStats::kCube} && int{kMte3} == int{PipeStats::kMte3},
+              "PipeStats indexes its busy cycles by Pipe");
 
 // The reservations' ranges, readable from a signal handler without locks.
 constexpr int kMaxRanges = 4096;
@@ -161,6 +164,9 @@ struct Emulator::Impl {
   double pipe[kPipes] = {};
   double issue = 0;
   std::vector<GmWrite> gm_writes;
+  // Where the cycles went (PipeStats): this block's busy cycles per pipe, and per core.
+  double busy[PipeStats::kCount] = {};
+  std::vector<PipeStats> core_stats;
 
   double bytes_per_cycle() const {
     double hbm = kHbmGBps / kClockGHz;  // bytes per cycle, whole chip
@@ -306,6 +312,7 @@ void Emulator::launch_begin(uint32_t dim, const char* kernel) {
   I.next = 0;
   I.kernel = kernel;
   I.core_cycles.assign(kCores, 0.0);
+  I.core_stats.assign(kCores, PipeStats{});
 }
 
 namespace {
@@ -314,6 +321,20 @@ double block_end_time(const Emulator::Impl& I) {
   for (double p : I.pipe) t = std::max(t, p);
   for (const auto& s : I.slots) t = std::max(t, s.busy);
   return t;
+}
+
+// The ended block's busy cycles and buffers, added to its core's.
+void fold_block_stats(Emulator::Impl& I, PipeStats& core) {
+  for (int p = 0; p < PipeStats::kCount; ++p) core.busy[p] += I.busy[p];
+  ++core.blocks;
+  core.ub_peak = std::max(core.ub_peak, I.ub_used);
+  uint32_t queues = 0, single = 0;
+  for (const auto& q : I.queues) {
+    ++queues;
+    if (q.num == 1) ++single;
+  }
+  core.queues = std::max(core.queues, queues);
+  core.single_buffered = std::max(core.single_buffered, single);
 }
 }  // namespace
 
@@ -331,6 +352,7 @@ int32_t Emulator::next_block() {
                            I.slots[s].state == Slot::kQueued ? "enqueued (never DeQue'd)"
                                                              : "allocated (never freed)"));
     I.core_cycles[I.current % kCores] += block_end_time(I);
+    fold_block_stats(I, I.core_stats[I.current % kCores]);
     I.in_block = false;
   }
   if (I.next >= I.dim) return -1;
@@ -342,6 +364,7 @@ int32_t Emulator::next_block() {
   I.queues.clear();
   I.gm_writes.clear();
   std::fill(std::begin(I.pipe), std::end(I.pipe), 0.0);
+  std::fill(std::begin(I.busy), std::end(I.busy), 0.0);
   I.issue = 0;
   std::fill(I.ub.begin(), I.ub.end(), 0xFF);  // uninitialised local memory reads as NaN
   return static_cast<int32_t>(I.current);
@@ -351,8 +374,14 @@ void Emulator::launch_end() {
   Impl& I = impl();
   I.launching = false;
   I.in_block = false;
-  double worst = *std::max_element(I.core_cycles.begin(), I.core_cycles.end());
-  launches_.push_back({I.kernel, I.dim, worst});
+  auto slowest = std::max_element(I.core_cycles.begin(), I.core_cycles.end());
+  PipeStats stats = I.core_stats[static_cast<size_t>(slowest - I.core_cycles.begin())];
+  double sum = 0;
+  int ran = 0;
+  for (size_t c = 0; c < I.core_stats.size(); ++c)
+    if (I.core_stats[c].blocks > 0) sum += I.core_cycles[c], ++ran;
+  stats.mean_core = ran > 0 ? sum / ran : 0;
+  launches_.push_back({I.kernel, I.dim, *slowest, stats});
 }
 
 uint64_t Emulator::workspace() {
@@ -632,6 +661,8 @@ double schedule(Emulator::Impl& I, int p, double dur, std::initializer_list<Slot
   for (Slot* r : reads) r->busy = std::max(r->busy, end);
   for (Slot* w : writes) w->ready = end, w->busy = std::max(w->busy, end);
   I.issue += kScalarIssueCycles;
+  I.busy[p] += dur;
+  I.busy[PipeStats::kScalar] += kScalarIssueCycles;
   return end;
 }
 
@@ -1204,6 +1235,7 @@ double Emulator::get_value(const evk_lt* t, uint32_t i) {
          fmt::format("GetValue({}) on a LocalTensor of {} elements", i, t->len));
   // The scalar unit waits for the tensor's producer (a pipe barrier), then reads.
   I.issue = std::max(I.issue, o.slot->ready) + kScalarUbAccessCycles;
+  I.busy[PipeStats::kScalar] += kScalarUbAccessCycles;
   o.slot->busy = std::max(o.slot->busy, I.issue);
   return load(o.ptr + static_cast<uint64_t>(i) * dtype_bytes(t->dtype), t->dtype);
 }
@@ -1215,6 +1247,7 @@ void Emulator::set_value(const evk_lt* t, uint32_t i, double v) {
     fail("UB_OUT_OF_BOUNDS",
          fmt::format("SetValue({}) on a LocalTensor of {} elements", i, t->len));
   I.issue = std::max(I.issue, o.slot->busy) + kScalarUbAccessCycles;
+  I.busy[PipeStats::kScalar] += kScalarUbAccessCycles;
   o.slot->ready = std::max(o.slot->ready, I.issue);
   o.slot->busy = std::max(o.slot->busy, I.issue);
   store(o.ptr + static_cast<uint64_t>(i) * dtype_bytes(t->dtype), t->dtype, v);
@@ -1229,6 +1262,7 @@ double Emulator::gm_get(const evk_gt* t, uint64_t i) {
   uint8_t* p = gm_span(*this, I, &at, 1, "GlobalTensor::GetValue");
   I.issue = std::max(I.issue, gm_ready(I, at.addr, at.addr + dtype_bytes(t->dtype))) +
             kScalarGmAccessCycles;
+  I.busy[PipeStats::kScalar] += kScalarGmAccessCycles;
   return load(p, t->dtype);
 }
 
@@ -1240,6 +1274,7 @@ void Emulator::gm_set(const evk_gt* t, uint64_t i, double v) {
   at.len = t->len ? (i < t->len ? t->len - i : UINT64_MAX) : 0;
   uint8_t* p = gm_span(*this, I, &at, 1, "GlobalTensor::SetValue");
   I.issue += kScalarGmAccessCycles;
+  I.busy[PipeStats::kScalar] += kScalarGmAccessCycles;
   I.gm_writes.push_back({at.addr, at.addr + dtype_bytes(t->dtype), I.issue});
   store(p, t->dtype, v);
 }
@@ -1337,14 +1372,17 @@ void Emulator::matmul(const evk_mm* mm) {
         double load_start = std::max({I.pipe[kMte2], cube_prev[step % 2], start});
         double load_end = load_start + kMteStartupCycles + bytes / bw;
         I.pipe[kMte2] = load_end;
+        I.busy[kMte2] += load_end - load_start;
         double cube_start = std::max(I.pipe[kCube], load_end);
         double fr = static_cast<double>(ceil_div(tm, 16)) * ceil_div(tn, 16) * ceil_div(tk, 16);
         cube_end = cube_start + fr * slow;
         I.pipe[kCube] = cube_end;
+        I.busy[kCube] += cube_end - cube_start;
         cube_prev[step % 2] = cube_end;
       }
       double out_start = std::max(I.pipe[kMte3], cube_end);
       I.pipe[kMte3] = out_start + kMteStartupCycles + static_cast<double>(tm * tn * 4) / bw;
+      I.busy[kMte3] += I.pipe[kMte3] - out_start;
       last = std::max(last, I.pipe[kMte3]);
     }
   I.gm_writes.push_back({mm->c.addr, mm->c.addr + (c_last + 1) * 4, last});
