@@ -15,7 +15,7 @@ using nlohmann::json;
 namespace {
 
 // Thresholds of the named bound (shares of the slowest core's span, or of the latency).
-constexpr double kLaunchShare = 0.5;     // launches' fixed cost at least half the time
+constexpr double kLaunchShare = 0.5;     // 2+ launches' fixed cost at least half the time
 constexpr double kImbalance = 1.5;       // slowest core at least 1.5x the mean
 constexpr double kPipeBound = 0.6;       // one pipe busy at least 60% of the span
 constexpr double kSerialisedSum = 0.85;  // the pipes' shares add up to (almost) the span
@@ -62,7 +62,8 @@ ModeledTotals sum_launches(const json& modeled) {
 
 Bound modeled_bound(const ModeledTotals& t, double launch_share, size_t top, double top_share,
                     double sum_share) {
-  if (launch_share >= kLaunchShare) return Bound::Launch;
+  // One launch's fixed cost cannot be removed: then it is a fact, and the bound is inside it.
+  if (t.launches > 1 && launch_share >= kLaunchShare) return Bound::Launch;
   if (t.mean_core > 0 && t.span / t.mean_core >= kImbalance) return Bound::Imbalance;
   if (top_share >= kPipeBound) return kPipes[top].bound;
   if (sum_share >= kSerialisedSum) return Bound::Serialised;

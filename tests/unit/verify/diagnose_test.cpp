@@ -65,6 +65,9 @@ TEST(Diagnose, LaunchesImbalanceAndScalar) {
   // 10 launches of 1000 cycles (0.6 us each) against 5 us of fixed cost each.
   std::vector<json> many(10, launch(1000, {500, 200, 0, 100, 50}, 990));
   EXPECT_EQ(diagnose_modeled(modeled(many)).bound, Bound::Launch);
+  // One launch's fixed cost is a fact, not a bound: nothing can merge it away.
+  EXPECT_EQ(diagnose_modeled(modeled({launch(1000, {500, 200, 0, 100, 50}, 990)})).bound,
+            Bound::Mte2);
   EXPECT_EQ(diagnose_modeled(modeled({launch(100000, {70000, 0, 0, 0, 0}, 50000)})).bound,
             Bound::Imbalance);
   EXPECT_EQ(diagnose_modeled(modeled({launch(100000, {5000, 1000, 0, 5000, 90000}, 99000)})).bound,
