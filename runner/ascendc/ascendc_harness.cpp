@@ -248,11 +248,29 @@ class Harness : public HarnessBase {
     return "";
   }
 
+  // PipeStats for the diagnosis (src/verify/diagnose.cpp reads these names).
+  static json pipes_json(const PipeStats& p) {
+    return {{"busy",
+             {{"mte2", p.busy[PipeStats::kMte2]},
+              {"vector", p.busy[PipeStats::kVector]},
+              {"cube", p.busy[PipeStats::kCube]},
+              {"mte3", p.busy[PipeStats::kMte3]},
+              {"scalar", p.busy[PipeStats::kScalar]}}},
+            {"mean_core", p.mean_core},
+            {"blocks", p.blocks},
+            {"ub_peak", p.ub_peak},
+            {"queues", p.queues},
+            {"single_buffered", p.single_buffered}};
+  }
+
   json modeled_json() const {
     const Emulator& e = Emulator::get();
     json launches = json::array();
     for (const auto& l : e.launches())
-      launches.push_back({{"kernel", l.kernel}, {"block_dim", l.block_dim}, {"cycles", l.cycles}});
+      launches.push_back({{"kernel", l.kernel},
+                          {"block_dim", l.block_dim},
+                          {"cycles", l.cycles},
+                          {"pipes", pipes_json(l.pipes)}});
     return {{"cycles", e.call_cycles()},
             {"ms", e.call_ms()},
             {"clock_ghz", npu::kClockGHz},

@@ -20,6 +20,9 @@ namespace {
 using namespace evk::npu;
 
 enum Pipe { kMte2, kVec, kCube, kMte3, kPipes };
+static_assert(int{kMte2} == int{PipeStats::kMte2} && int{kVec} == int{PipeStats::kVector} &&
+                  int{kCube} == int{PipeStats::kCube} && int{kMte3} == int{PipeStats::kMte3},
+              "PipeStats indexes its busy cycles by Pipe");
 
 // The reservations' ranges, readable from a signal handler without locks.
 constexpr int kMaxRanges = 4096;
@@ -167,6 +170,10 @@ struct Emulator::Impl {
   double pipe[kPipes] = {};
   double issue = 0;
   std::vector<GmWrite> gm_writes;
+  // Where the cycles went (PipeStats): this block's busy cycles per pipe, and each finished
+  // block's (folded per core at launch end, as block_cycles are).
+  double busy[PipeStats::kCount] = {};
+  std::vector<PipeStats> block_stats;
 
   // One core's copy rate; the chip-wide HBM limit is applied to the launch as a whole
   // (launch_end), so it is shared by the cores that are busy, not divided by blockDim.
@@ -321,7 +328,8 @@ size_t Emulator::gm_bytes_at(uint64_t addr) const {
 
 void Emulator::reset() {
   Impl& I = impl();
-  for (auto& b : I.gm) ::munmap(reinterpret_cast<void*>(static_cast<uintptr_t>(b->base)), b->reserved);
+  for (auto& b : I.gm)
+    ::munmap(reinterpret_cast<void*>(static_cast<uintptr_t>(b->base)), b->reserved);
   g_range_count.store(0);
   I = Impl();
   launches_.clear();
@@ -380,6 +388,7 @@ void Emulator::launch_begin(uint32_t dim, const char* kernel) {
   I.block_cycles.clear();
   I.launch_gm_bytes = 0;
   I.launch_cube = false;
+  I.block_stats.clear();
 }
 
 namespace {
@@ -388,6 +397,34 @@ double block_end_time(const Emulator::Impl& I) {
   for (double p : I.pipe) t = std::max(t, p);
   for (const auto& s : I.slots) t = std::max(t, s.busy);
   return t;
+}
+
+// The running block's stats, as one block.
+PipeStats block_stats(const Emulator::Impl& I) {
+  PipeStats b;
+  for (int p = 0; p < PipeStats::kCount; ++p) b.busy[p] = I.busy[p];
+  b.blocks = 1;
+  b.ub_peak = I.ub_used;
+  for (const auto& q : I.queues) {
+    ++b.queues;
+    if (q.num == 1) ++b.single_buffered;
+  }
+  return b;
+}
+
+// Folds one block's stats into its core's: busy cycles and blocks add, the rest is the most.
+void add_block_stats(PipeStats& core, const PipeStats& b) {
+  for (int p = 0; p < PipeStats::kCount; ++p) core.busy[p] += b.busy[p];
+  core.blocks += b.blocks;
+  core.ub_peak = std::max(core.ub_peak, b.ub_peak);
+  core.queues = std::max(core.queues, b.queues);
+  core.single_buffered = std::max(core.single_buffered, b.single_buffered);
+}
+
+// The running block ends: its time and its stats are kept for launch end.
+void end_block(Emulator::Impl& I) {
+  I.block_cycles.push_back(block_end_time(I));
+  I.block_stats.push_back(block_stats(I));
 }
 }  // namespace
 
@@ -404,7 +441,7 @@ int32_t Emulator::next_block() {
                            I.current, I.kernel, position_text(I.queues[q].pos), q + 1,
                            I.slots[s].state == Slot::kQueued ? "enqueued (never DeQue'd)"
                                                              : "allocated (never freed)"));
-    I.block_cycles.push_back(block_end_time(I));
+    end_block(I);
     I.in_block = false;
   }
   if (I.next >= I.dim) return -1;
@@ -416,6 +453,7 @@ int32_t Emulator::next_block() {
   I.queues.clear();
   I.gm_writes.clear();
   std::fill(std::begin(I.pipe), std::end(I.pipe), 0.0);
+  std::fill(std::begin(I.busy), std::end(I.busy), 0.0);
   I.issue = 0;
   std::fill(I.ub.begin(), I.ub.end(), 0xFF);  // uninitialised local memory reads as NaN
   return static_cast<int32_t>(I.current);
@@ -424,20 +462,32 @@ int32_t Emulator::next_block() {
 void Emulator::launch_end() {
   Impl& I = impl();
   if (!I.launching)
-    fail("BAD_LAUNCH", "a launch ended that never began: launch kernels with "
-                       "ACLRT_LAUNCH_KERNEL(kernel)(blockDim, stream, args...)");
+    fail("BAD_LAUNCH",
+         "a launch ended that never began: launch kernels with "
+         "ACLRT_LAUNCH_KERNEL(kernel)(blockDim, stream, args...)");
   // A block still running when the launch ends is charged like one that ran to its end.
-  if (I.in_block) I.core_cycles[I.current % kCores] += block_end_time(I);
+  if (I.in_block) end_block(I);
   I.launching = false;
   I.in_block = false;
   // Blocks run in waves over the cores of their kind; the launch ends with its slowest core,
   // and never before HBM has moved every byte the blocks copied.
   uint32_t cores = I.launch_cube ? kCubeCores : kVectorCores;
   std::vector<double> core(cores, 0.0);
-  for (size_t b = 0; b < I.block_cycles.size(); ++b) core[b % cores] += I.block_cycles[b];
-  double worst = *std::max_element(core.begin(), core.end());
+  std::vector<PipeStats> stats(cores);
+  for (size_t b = 0; b < I.block_cycles.size(); ++b) {
+    core[b % cores] += I.block_cycles[b];
+    add_block_stats(stats[b % cores], I.block_stats[b]);
+  }
+  size_t slowest = static_cast<size_t>(std::max_element(core.begin(), core.end()) - core.begin());
+  PipeStats pipes = stats[slowest];
+  double sum = 0;
+  int ran = 0;
+  for (size_t c = 0; c < cores; ++c)
+    if (stats[c].blocks > 0) sum += core[c], ++ran;
+  pipes.mean_core = ran > 0 ? sum / ran : 0;
   double hbm = I.launch_gm_bytes / (kHbmGBps / kClockGHz) + kMteStartupCycles;
-  launches_.push_back({I.kernel, I.dim, std::max(worst, I.launch_gm_bytes > 0 ? hbm : 0.0)});
+  launches_.push_back(
+      {I.kernel, I.dim, std::max(core[slowest], I.launch_gm_bytes > 0 ? hbm : 0.0), pipes});
 }
 
 uint64_t Emulator::workspace() {
@@ -717,6 +767,8 @@ double schedule(Emulator::Impl& I, int p, double dur, std::initializer_list<Slot
   for (Slot* r : reads) r->busy = std::max(r->busy, end);
   for (Slot* w : writes) w->ready = end, w->busy = std::max(w->busy, end);
   I.issue += kScalarIssueCycles;
+  I.busy[p] += dur;
+  I.busy[PipeStats::kScalar] += kScalarIssueCycles;
   return end;
 }
 
@@ -1310,6 +1362,7 @@ double Emulator::get_value(const evk_lt* t, uint32_t i) {
          fmt::format("GetValue({}) on a LocalTensor of {} elements", i, t->len));
   // The scalar unit waits for the tensor's producer (a pipe barrier), then reads.
   I.issue = std::max(I.issue, o.slot->ready) + kScalarUbAccessCycles;
+  I.busy[PipeStats::kScalar] += kScalarUbAccessCycles;
   o.slot->busy = std::max(o.slot->busy, I.issue);
   return load(o.ptr + static_cast<uint64_t>(i) * dtype_bytes(t->dtype), t->dtype);
 }
@@ -1321,6 +1374,7 @@ void Emulator::set_value(const evk_lt* t, uint32_t i, double v) {
     fail("UB_OUT_OF_BOUNDS",
          fmt::format("SetValue({}) on a LocalTensor of {} elements", i, t->len));
   I.issue = std::max(I.issue, o.slot->busy) + kScalarUbAccessCycles;
+  I.busy[PipeStats::kScalar] += kScalarUbAccessCycles;
   o.slot->ready = std::max(o.slot->ready, I.issue);
   o.slot->busy = std::max(o.slot->busy, I.issue);
   store(o.ptr + static_cast<uint64_t>(i) * dtype_bytes(t->dtype), t->dtype, v);
@@ -1335,6 +1389,7 @@ double Emulator::gm_get(const evk_gt* t, uint64_t i) {
   uint8_t* p = gm_span(*this, I, &at, 1, "GlobalTensor::GetValue");
   I.issue = std::max(I.issue, gm_ready(I, at.addr, at.addr + dtype_bytes(t->dtype))) +
             kScalarGmAccessCycles;
+  I.busy[PipeStats::kScalar] += kScalarGmAccessCycles;
   return load(p, t->dtype);
 }
 
@@ -1346,6 +1401,7 @@ void Emulator::gm_set(const evk_gt* t, uint64_t i, double v) {
   at.len = t->len ? (i < t->len ? t->len - i : UINT64_MAX) : 0;
   uint8_t* p = gm_span(*this, I, &at, 1, "GlobalTensor::SetValue");
   I.issue += kScalarGmAccessCycles;
+  I.busy[PipeStats::kScalar] += kScalarGmAccessCycles;
   I.gm_writes.push_back({at.addr, at.addr + dtype_bytes(t->dtype), I.issue});
   store(p, t->dtype, v);
 }
@@ -1446,14 +1502,17 @@ void Emulator::matmul(const evk_mm* mm) {
         double load_start = std::max({I.pipe[kMte2], cube_prev[step % 2], start});
         double load_end = load_start + kMteStartupCycles + bytes / bw;
         I.pipe[kMte2] = load_end;
+        I.busy[kMte2] += load_end - load_start;
         double cube_start = std::max(I.pipe[kCube], load_end);
         double fr = static_cast<double>(ceil_div(tm, 16)) * ceil_div(tn, 16) * ceil_div(tk, 16);
         cube_end = cube_start + fr * slow;
         I.pipe[kCube] = cube_end;
+        I.busy[kCube] += cube_end - cube_start;
         cube_prev[step % 2] = cube_end;
       }
       double out_start = std::max(I.pipe[kMte3], cube_end);
       I.pipe[kMte3] = out_start + kMteStartupCycles + static_cast<double>(tm * tn * 4) / bw;
+      I.busy[kMte3] += I.pipe[kMte3] - out_start;
       last = std::max(last, I.pipe[kMte3]);
     }
   I.gm_writes.push_back({mm->c.addr, mm->c.addr + (c_last + 1) * 4, last});

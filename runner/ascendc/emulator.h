@@ -33,10 +33,23 @@ struct HostBytes {
   uint64_t bytes;
 };
 
+// Where one launch's cycles went, for the diagnosis (src/verify/diagnose.h): filled at
+// launch end from the same schedule that gives its cycles. Busy cycles are the slowest core's
+// (the one that sets the launch's time), summed over its blocks.
+struct PipeStats {
+  enum { kMte2, kVector, kCube, kMte3, kScalar, kCount };
+  double busy[kCount] = {};  // cycles each pipe worked (scalar: issue and scalar accesses)
+  double mean_core = 0;      // mean cycles over the cores that ran a block
+  uint32_t blocks = 0;       // blocks on the slowest core
+  uint32_t ub_peak = 0;      // most Unified Buffer bytes one block reserved
+  uint32_t queues = 0, single_buffered = 0;  // TQue count; those with one buffer
+};
+
 struct LaunchRecord {
   std::string kernel;
   uint32_t block_dim = 0;
   double cycles = 0;  // the slowest core
+  PipeStats pipes;
 };
 
 class Emulator {

@@ -7,6 +7,7 @@
 #include <random>
 #include <thread>
 
+#include "agent/experience_request.h"
 #include "core/error.h"
 #include "core/hash.h"
 #include "core/parallel.h"
@@ -281,9 +282,9 @@ Attempt Agent::refine(TaskContext& tc, int idx) {
     std::lock_guard lk(writer_);
     tc.start = choose_start(tc, memory_, opt_.method.start_by_q, epsilon_now(),
                             attempt_seed(a.task, idx) ^ 0x5eedULL);
-    context = gather_context(
-        tc, query_for(tc, backend_.name(), {ItemKind::BestPractice, ItemKind::Trace}),
-        Stage::Refine, idx);
+    MemoryQuery q = query_for(tc, backend_.name(), {ItemKind::BestPractice, ItemKind::Trace});
+    q.bound = start_bound(tc);
+    context = gather_context(tc, q, Stage::Refine, idx);
     // The start point's own trace is shown as the start point, not again as a memory item
     // (it is credited as the start point below).
     if (const int64_t own = tc.start->trace_item) {
@@ -359,10 +360,11 @@ void Agent::finish(TaskContext& tc, Attempt& a, std::vector<int64_t> context, St
     return;
   }
   reward(tc, a, stage);
+  const std::string experience = model_experience(tc, a, stage);  // a model call: no lock held
   std::lock_guard lk(writer_);
   run_ws_.db().transaction([&] {
-    learn(a, context, stage);
-    if (opt_.method.write_memory && !opt_.freeze_memory) remember(tc, a, stage);
+    learn(tc, a, context, stage);
+    if (opt_.method.write_memory && !opt_.freeze_memory) remember(tc, a, stage, experience);
     a.id = log_.insert(a);
     memory_.record_provenance(fmt::format("{}#{}", a.task, a.idx), context, stage, a.reward);
   });
@@ -385,15 +387,59 @@ void Agent::reward(TaskContext& tc, Attempt& a, Stage stage) {
 
 // The Monte-Carlo Q update of every context item, with the refine reward normalised first.
 // Caller holds writer_.
-void Agent::learn(Attempt& a, const std::vector<int64_t>& context, Stage stage) {
+void Agent::learn(TaskContext& tc, Attempt& a, const std::vector<int64_t>& context, Stage stage) {
   if (stage == Stage::Refine)
     a.reward = opt_.method.learn_q ? memory_.normalise_refine_reward(a.reward_raw) : a.reward_raw;
-  if (opt_.method.learn_q) memory_.update(context, stage, memory_.credit(a.task, stage, a.reward));
+  if (!opt_.method.learn_q) return;
+  const double credit = memory_.credit(a.task, stage, a.reward);
+  memory_.update(context, stage, credit);
+  if (stage == Stage::Refine) memory_.update_bound(context, stage, start_bound(tc), credit);
+}
+
+// The refining state's bound: the start point's diagnosed bound (core/diagnosis.h), "" when
+// unknown or when memory.diagnosis is off.
+std::string Agent::start_bound(const TaskContext& tc) const {
+  if (!tc.start || !memory_.params().by_bound) return "";
+  const Bound b = tc.start->verdict.diagnosis.bound;
+  return b == Bound::Unknown ? "" : bound_name(b);
 }
 
 // The attempt's trace; a failure-then-fix experience when a draft fixes the failure before it;
 // a best practice when a refinement beats the best. Caller holds writer_.
-void Agent::remember(TaskContext& tc, Attempt& a, Stage stage) {
+// memory.summarize = model (agent/experience_request.h): for a refinement that will be stored
+// as a best practice, the coder's own account of it, or "" (rules only, or an answer that is
+// not the schema). Its tokens are the attempt's.
+std::string Agent::model_experience(TaskContext& tc, Attempt& a, Stage stage) {
+  if (!opt_.memory.model_experiences || !opt_.method.write_memory || opt_.freeze_memory ||
+      stage != Stage::Refine || !a.verdict.feasible || !tc.start ||
+      credited_ms(a.verdict) >= credited_ms(tc.best()->verdict))
+    return "";
+  ExperienceRequest r{.backend = backend_.name(),
+                      .task = a.task,
+                      .attempt = a.idx,
+                      .start_attempt = tc.start->idx,
+                      .start_ms = tc.start->verdict.latency_ms,
+                      .new_ms = a.verdict.latency_ms,
+                      .before = tc.start->verdict.diagnosis,
+                      .after = a.verdict.diagnosis,
+                      .diff = diff_summary(tc.start->code, a.code)};
+  CompletionOptions co = opt_.completion;
+  co.seed = attempt_seed(a.task, a.idx) ^ 0xe4e7ULL;
+  co.task = a.task;
+  try {
+    Completion c =
+        llm_.complete({{"system", templates_.system()}, {"user", experience_request_text(r)}}, co);
+    a.prompt_tokens += c.usage.prompt_tokens;
+    a.completion_tokens += c.usage.completion_tokens;
+    a.cost_usd += c.cost_usd;
+    auto e = parse_model_experience(c.text);
+    return e ? model_experience_text(*e, c.model.empty() ? "the coder model" : c.model, a.idx) : "";
+  } catch (const std::exception&) {
+    return "";  // an optional improvement: the rule summary stands (a budget, a lost server)
+  }
+}
+
+void Agent::remember(TaskContext& tc, Attempt& a, Stage stage, const std::string& experience) {
   const Attempt& best = *tc.best();
   const std::optional<int64_t> parent =
       stage == Stage::Refine && tc.start->trace_item ? std::optional<int64_t>(tc.start->trace_item)
@@ -424,15 +470,23 @@ void Agent::remember(TaskContext& tc, Attempt& a, Stage stage) {
                                  .parent = trace}));
   }
   if (stage == Stage::Refine && a.verdict.feasible &&
-      credited_ms(a.verdict) < credited_ms(best.verdict))
-    memory_.add(make_best_practice({.task = a.task,
-                                    .backend = backend_.name(),
-                                    .ops = tc.ops,
-                                    .start_code = tc.start->code,
-                                    .start_ms = tc.start->verdict.latency_ms,
-                                    .new_code = a.code,
-                                    .new_ms = a.verdict.latency_ms,
-                                    .parent = trace}));
+      credited_ms(a.verdict) < credited_ms(best.verdict)) {
+    Item bp = make_best_practice({.task = a.task,
+                                  .backend = backend_.name(),
+                                  .ops = tc.ops,
+                                  .start_code = tc.start->code,
+                                  .start_ms = tc.start->verdict.latency_ms,
+                                  .new_code = a.code,
+                                  .new_ms = a.verdict.latency_ms,
+                                  .parent = trace,
+                                  .before = tc.start->verdict.diagnosis,
+                                  .after = a.verdict.diagnosis});
+    if (!experience.empty()) {  // the model's account above the rule summary, marked as its
+      bp.body = experience + bp.body;
+      bp.tags.push_back("model_written");
+    }
+    memory_.add(bp);
+  }
 }
 
 // Confirmation before credit (verify/confirm.h): a refinement that beats the best by less than
@@ -507,6 +561,7 @@ PromptInputs Agent::prompt_inputs(const TaskContext& tc) const {
     in.start_point = shown_attempt(s, s.code);
     in.start_point_roofline = s.verdict.roofline_fraction;
     in.start_point_eager_ms = s.verdict.eager_ms;
+    in.start_point_diagnosis = s.verdict.diagnosis;
     for (const auto& c : tc.attempts)
       if (c.start_point && *c.start_point == s.id) in.children.push_back(shown_attempt(c, ""));
   }

@@ -102,8 +102,10 @@ class Agent {
   Attempt refine(TaskContext& tc, int idx);
   void finish(TaskContext& tc, Attempt& a, std::vector<int64_t> context, Stage stage);
   void reward(TaskContext& tc, Attempt& a, Stage stage);
-  void learn(Attempt& a, const std::vector<int64_t>& context, Stage stage);
-  void remember(TaskContext& tc, Attempt& a, Stage stage);
+  void learn(TaskContext& tc, Attempt& a, const std::vector<int64_t>& context, Stage stage);
+  std::string start_bound(const TaskContext& tc) const;
+  void remember(TaskContext& tc, Attempt& a, Stage stage, const std::string& experience);
+  std::string model_experience(TaskContext& tc, Attempt& a, Stage stage);
   // Sends `prompt` (built on the retrieved `context`), reads the code and verifies it.
   void ask_and_verify(TaskContext& tc, Attempt& a, std::string prompt,
                       const std::vector<int64_t>& context);

@@ -210,6 +210,27 @@ std::vector<std::string> op_names(const Reference& ref) {
   return out;
 }
 
+std::string bound_advice(const std::string& guide, Bound b) {
+  const std::string key = std::string("- bound `") + bound_name(b) + "`:";
+  for (const auto& line : split_lines(guide)) {
+    if (line.rfind(key, 0) != 0) continue;
+    std::string advice = line.substr(key.size());
+    advice.erase(0, advice.find_first_not_of(' '));
+    while (!advice.empty() && std::isspace(static_cast<unsigned char>(advice.back())))
+      advice.pop_back();
+    return advice;
+  }
+  return "";
+}
+
+std::string render_start_diagnosis(const Diagnosis& d, const std::string& guide) {
+  if (d.empty()) return "(none: the verifier could not tell what bounds this kernel)\n";
+  std::string s = render_diagnosis(d);
+  std::string advice = bound_advice(guide, d.bound);
+  if (!advice.empty()) s += "advice for this bound: " + advice + "\n";
+  return s;
+}
+
 PromptTemplates::PromptTemplates(const std::filesystem::path& dir) {
   auto load = [&](const char* name) {
     auto p = dir / name;
@@ -265,6 +286,7 @@ std::string PromptTemplates::refine(const PromptInputs& in) const {
                     : fmt::format("- attempt {}: {}, {}\n", c.idx, category_name(c.category),
                                   clip_lines(c.feedback, 3));
   vars["children"] = children.empty() ? "(none yet)\n" : children;
+  vars["diagnosis"] = render_start_diagnosis(in.start_point_diagnosis, in.guide);
   return render_template(refine_, vars);
 }
 

@@ -42,6 +42,7 @@ struct PromptInputs {
   // The eager baseline the start point's verdict was measured against (a modeled one for
   // ascendc); 0: the reference's.
   double start_point_eager_ms = 0;
+  Diagnosis start_point_diagnosis;  // refine: what bounds the start point (verify/diagnose.h)
   std::vector<PromptAttempt> children;       // refine: variants tried from the start point
 };
 
@@ -68,6 +69,13 @@ std::string render_memory(const std::vector<PromptItem>& items);
 // guide's or an item's own headings stay inside the prompt's "## " section that holds them
 // (for a model reading the structure, and for the sim, which splits the prompt on "## ").
 std::string nest_headings(const std::string& markdown);
+
+// The refine prompt's "## Diagnosis of the start point": the bound, its facts, and the
+// guide's one-line advice for that bound (bound_advice); "(none: ...)" when there is none.
+std::string render_start_diagnosis(const Diagnosis& d, const std::string& guide);
+// The guide's line `- bound `NAME`: ADVICE` (its "What bounds a kernel" section); empty when
+// the guide has none for the bound.
+std::string bound_advice(const std::string& guide, Bound b);
 
 // Names of the operators in the fx op list, lower-case (relu, conv2d, linear, softmax, ...),
 // for exact-name lookup of api items.

@@ -107,6 +107,14 @@ const std::vector<ConfigKey>& config_keys() {
       {"memory.auto_seed", "true",
        "seed a new workspace's memory from knowledge/<backend>/ on first open"},
       // Agent
+      {"memory.diagnosis", "true",
+       "refining retrieval conditioned on the start point's diagnosed bound: the bound joins "
+       "the query and Q2 is learnt per bound state as well as per item (false: the paper's "
+       "query state alone)"},
+      {"memory.summarize", "rules",
+       "who writes a best practice's text: rules (a diff and the figures) or model (also one "
+       "call to the coder model for what changed, why it paid and which bound it fixed, stored "
+       "above the rule summary)"},
       {"agent.budget", "30", "attempts per task across drafting and refining"},
       {"agent.seed", "0", "seed of the run (the sim coder and sampling)"},
       {"agent.confirm", "true",

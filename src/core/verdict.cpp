@@ -88,6 +88,7 @@ nlohmann::json to_json(const Verdict& v) {
           {"eager_ms", v.eager_ms},
           {"wall_s", v.wall_s},
           {"cached", v.cached},
+          {"diagnosis", to_json(v.diagnosis)},
           {"metrics", v.metrics}};
 }
 
@@ -121,6 +122,7 @@ Verdict verdict_from_json(const nlohmann::json& j) {
   v.eager_ms = j.value("eager_ms", 0.0);
   v.wall_s = j.value("wall_s", 0.0);
   v.cached = j.value("cached", false);
+  v.diagnosis = diagnosis_from_json(j.value("diagnosis", nlohmann::json()));
   v.metrics = j.value("metrics", nlohmann::json::object());
   return v;
 }

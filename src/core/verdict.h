@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/diagnosis.h"
+
 namespace evk {
 
 // Gates in the order they run (docs/architecture.md §6). `gate` in a Verdict is the last gate
@@ -51,6 +53,7 @@ struct Verdict {
   double eager_ms = 0;                  // PyTorch eager baseline of the same task
   double wall_s = 0;                    // time the verification took
   bool cached = false;
+  Diagnosis diagnosis;  // what bounds it (feasible only; verify/diagnose.h)
   nlohmann::json metrics = nlohmann::json::object();  // anything else (max_abs_err, ...)
 };
 

@@ -99,6 +99,11 @@ MemoryParams memory_params(const Config& c) {
   p.seed = static_cast<uint64_t>(c.integer("memory.seed"));
   p.dedup_threshold = c.real("memory.dedup_threshold");
   p.auto_seed = c.boolean("memory.auto_seed");
+  p.by_bound = c.boolean("memory.diagnosis");
+  const std::string summarize = c.str("memory.summarize");
+  if (summarize != "rules" && summarize != "model")
+    throw UsageError("config memory.summarize = " + summarize + " is unknown (use rules or model)");
+  p.model_experiences = summarize == "model";
   p.baseline = baseline_from(c.str("memory.baseline"));
   auto range = [](const char* key, double v, double lo, double hi) {
     if (!(v >= lo && v <= hi))
@@ -138,11 +143,18 @@ TermVector Memory::query_terms(const MemoryQuery& q) const {
   c.add_text(q.text);
   for (const auto& o : q.op_names) c.add_text(o, 3);
   c.add_text(q.error_category, 3);
+  if (!q.bound.empty()) c.add_text("bound_" + q.bound, 3);  // as core/diagnosis.h bound_tag
   return c.finish();
 }
 
 Memory::Memory(Workspace& ws, MemoryParams p) : ws_(ws), p_(std::move(p)) {
   ws_.migrate("memory", kSchema);
+  // Q per bound state (update_bound): beside the versioned schema, created when missing.
+  ws_.db().exec(
+      "CREATE TABLE IF NOT EXISTS memory_q_bound("
+      " item_id INTEGER NOT NULL REFERENCES memory_items(id) ON DELETE CASCADE,"
+      " stage TEXT NOT NULL, bound TEXT NOT NULL, q REAL NOT NULL, visits INTEGER NOT NULL,"
+      " updated TEXT NOT NULL, PRIMARY KEY(item_id, stage, bound))");
   if (p_.knowledge_root.empty()) p_.knowledge_root = data_root() / "knowledge";
   reload_index();
   if (!p_.auto_seed || p_.backend.empty()) return;
@@ -354,6 +366,14 @@ std::vector<Retrieved> Memory::retrieve(const MemoryQuery& q, Stage stage, uint6
                               id_list(ids) + ")");
     s.bind(1, stage_name(stage));
     while (s.step()) qs[s.int64(0)] = QEntry{s.real(1), static_cast<int>(s.int64(2)), ""};
+    if (!q.bound.empty()) {  // the bound state's Q where it has visited the item
+      auto b = ws_.db().prepare(
+          "SELECT item_id, q, visits FROM memory_q_bound WHERE stage=? AND "
+          "bound=? AND visits > 0 AND item_id IN (" +
+          id_list(ids) + ")");
+      b.bind(1, stage_name(stage)).bind(2, q.bound);
+      while (b.step()) qs[b.int64(0)] = QEntry{b.real(1), static_cast<int>(b.int64(2)), ""};
+    }
   }
   for (const auto& h : hits) pool.push_back({h.id, h.similarity, qs[h.id].q});
   // Mix the run's seed with the caller's so that equal calls draw equally.
@@ -376,21 +396,55 @@ std::vector<Retrieved> Memory::retrieve(const MemoryQuery& q, Stage stage, uint6
   return out;
 }
 
+namespace {
+// The paper's Q update, Q <- Q + alpha (r - Q) from Q = 0, as one upsert: the one place it is
+// written, for the stage Q (memory_q) and the bound-state Q (memory_q_bound). Parameters:
+// ?1 item, ?2 stage, ?3 alpha, ?4 reward, ?5 time, ?6 bound (memory_q_bound only).
+std::string q_upsert(bool bound) {
+  const std::string key = bound ? "item_id, stage, bound" : "item_id, stage";
+  return std::string("INSERT INTO ") + (bound ? "memory_q_bound" : "memory_q") + "(" + key +
+         ", q, visits, updated) VALUES(?1, ?2" + (bound ? ", ?6" : "") +
+         ", ?3 * ?4, 1, ?5) ON CONFLICT(" + key +
+         ") DO UPDATE SET q = q + ?3 * (?4 - q), visits = visits + 1, updated = ?5";
+}
+}  // namespace
+
 void Memory::update(const std::vector<int64_t>& ids, Stage stage, double reward) {
   if (frozen_) return;
   std::set<int64_t> distinct(ids.begin(), ids.end());
   std::string now = iso_now();
   ws_.db().transaction([&] {
-    auto s = ws_.db().prepare(
-        "INSERT INTO memory_q(item_id, stage, q, visits, updated) VALUES(?1, ?2, ?3 * ?4, 1, ?5)"
-        " ON CONFLICT(item_id, stage) DO UPDATE SET q = q + ?3 * (?4 - q), visits = visits + 1,"
-        " updated = ?5");
+    auto s = ws_.db().prepare(q_upsert(false));
     for (int64_t id : distinct) {
       s.bind(1, id).bind(2, stage_name(stage)).bind(3, p_.alpha).bind(4, reward).bind(5, now);
       s.run();
       s.reset();
     }
   });
+}
+
+void Memory::update_bound(const std::vector<int64_t>& ids, Stage stage, const std::string& bound,
+                          double reward) {
+  if (frozen_ || bound.empty()) return;
+  std::set<int64_t> distinct(ids.begin(), ids.end());
+  std::string now = iso_now();
+  ws_.db().transaction([&] {
+    auto s = ws_.db().prepare(q_upsert(true));
+    for (int64_t id : distinct) {
+      s.bind(1, id).bind(2, stage_name(stage)).bind(3, p_.alpha).bind(4, reward).bind(5, now);
+      s.bind(6, bound);
+      s.run();
+      s.reset();
+    }
+  });
+}
+
+QEntry Memory::q_entry_bound(int64_t id, Stage stage, const std::string& bound) {
+  auto s = ws_.db().prepare(
+      "SELECT q, visits, updated FROM memory_q_bound WHERE item_id=? AND stage=? AND bound=?");
+  s.bind(1, id).bind(2, stage_name(stage)).bind(3, bound);
+  if (!s.step()) return {};
+  return {s.real(0), static_cast<int>(s.int64(1)), s.text(2)};
 }
 
 QEntry Memory::q_entry(int64_t id, Stage stage) {

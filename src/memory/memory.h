@@ -53,6 +53,12 @@ struct MemoryParams {
   bool auto_seed = true;
   std::string backend;
   std::filesystem::path knowledge_root;  // empty: data_root()/knowledge
+  // memory.diagnosis: refining retrieval conditioned on the start point's bound (its tag in the
+  // query, Q2 per bound state); false: the paper's query state alone.
+  bool by_bound = true;
+  // memory.summarize = model: a best practice's text starts with the coder model's own account
+  // of the change (agent/experience_request.h); rules: the rule summary alone.
+  bool model_experiences = false;
 };
 // From the memory.* config keys; UsageError on out-of-range values.
 MemoryParams memory_params(const Config& c);
@@ -64,6 +70,10 @@ struct MemoryQuery {
   std::string error_category;         // weighted up
   std::vector<ItemKind> kinds;        // empty: every kind but api
   std::string exclude_origin_task;    // optional
+  // Refining: the start point's bound (core/diagnosis.h bound_name), "" when none or when
+  // memory.diagnosis is off. It joins the query text as the tag items carry (bound_NAME), and
+  // it is the state of the per-bound Q2 (Memory::update_bound).
+  std::string bound;
 };
 
 struct Retrieved {
@@ -129,6 +139,13 @@ class Memory {
   // Q <- Q + alpha (r - Q) for each distinct id; visits + 1. No-op when frozen.
   void update(const std::vector<int64_t>& ids, Stage stage, double reward);
   double q(int64_t id, Stage stage);
+  // Q per (item, stage, bound): the same update rule, in the state "start point bound by
+  // `bound`" (table memory_q_bound). retrieve() with a query naming a bound ranks an item by
+  // its bound Q once that state has visited it, else by its stage Q. Not exported (a
+  // refinement of the stage Q, relearnt by a run).
+  void update_bound(const std::vector<int64_t>& ids, Stage stage, const std::string& bound,
+                    double reward);
+  QEntry q_entry_bound(int64_t id, Stage stage, const std::string& bound);
   // What update() should learn from for an attempt of `task` at `stage` with `reward`:
   // the reward (baseline none), or reward minus the mean of the task's earlier rewards at the
   // stage (the stage-wide mean for a task's first attempt); then the reward joins the means

@@ -188,6 +188,13 @@ Item make_experience(const ExperienceInput& in, const Summariser& summarise) {
   return it;
 }
 
+// "Bound before: serialised; after: mte2.\n", or "" when neither was diagnosed.
+static std::string bound_line(const Diagnosis& before, const Diagnosis& after) {
+  if (before.bound == Bound::Unknown && after.bound == Bound::Unknown) return "";
+  return fmt::format("Bound before: {}; after: {}.\n", bound_name(before.bound),
+                     bound_name(after.bound));
+}
+
 Item make_best_practice(const BestPracticeInput& in) {
   Item it =
       learned_item(ItemKind::BestPractice, in.backend, in.task, in.new_code, in.parent, in.ops);
@@ -198,10 +205,13 @@ Item make_best_practice(const BestPracticeInput& in) {
   double speedup = in.new_ms > 0 ? in.start_ms / in.new_ms : 0;
   it.title = fmt::format("{}: {:.2f}x faster{}", in.task, speedup,
                          opts.empty() ? "" : " (" + join(opts, ", ") + ")");
+  if (in.before.bound != Bound::Unknown) add_tag(it.tags, bound_tag(in.before.bound));
   it.body = fmt::format(
-      "Task {} (ops: {}). Speed-up {:.2f}x: {:.4g} ms -> {:.4g} ms.\nOptimisations: {}\nChange:\n{}\n",
-      in.task, join(in.ops, ", "), speedup, in.start_ms, in.new_ms,
-      opts.empty() ? "(none recognised)" : join(opts, ", "), diff_summary(in.start_code, in.new_code));
+      "Task {} (ops: {}). Speed-up {:.2f}x: {:.4g} ms -> {:.4g} ms.\n{}Optimisations: "
+      "{}\nChange:\n{}\n",
+      in.task, join(in.ops, ", "), speedup, in.start_ms, in.new_ms, bound_line(in.before, in.after),
+      opts.empty() ? "(none recognised)" : join(opts, ", "),
+      diff_summary(in.start_code, in.new_code));
   return it;
 }
 

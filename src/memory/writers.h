@@ -52,9 +52,12 @@ struct BestPracticeInput {
   std::string new_code;
   double new_ms = 0;
   std::optional<int64_t> parent;
+  // The verifier's diagnoses of the start point and of the new kernel: the item is tagged with
+  // the bound it addressed (before's, as bound_NAME) and says what the bound became.
+  Diagnosis before, after;
 };
 // A refinement that beat the task's best; tags name the optimisations seen in the added lines
-// (parallelise, vectorise, block, fuse, unroll).
+// (parallelise, vectorise, block, fuse, unroll) and the bound it addressed (bound_NAME).
 Item make_best_practice(const BestPracticeInput& in);
 
 // Names from `evk-pitfall: NAME` marker lines, in order, and the marker lines themselves.

@@ -107,6 +107,7 @@ std::string format_show(const RunData& run, const std::string& task, bool* found
   s += "         " + run_baseline_line(run.info) + "\n";
   s += fmt::format("achieved {:.2f} GB/s, {:.2f} GFLOP/s, {} of the roofline\n", v.gbps, v.gflops,
                    fmt_pct(v.roofline_fraction));
+  if (!v.diagnosis.empty()) s += "diagnosis " + render_diagnosis(v.diagnosis);
   s += "\n" + best->code + (best->code.empty() || best->code.back() == '\n' ? "" : "\n");
   return s;
 }
@@ -126,6 +127,7 @@ json manifest_json(const RunData& run) {
       e["speedup_over_first_draft"] = ratio(t.first_ms, t.best_ms);
       e["speedup_over_eager"] = ratio(t.eager_ms, t.best_ms);
       e["roofline_fraction"] = best->verdict.roofline_fraction;
+      e["bound"] = bound_name(best->verdict.diagnosis.bound);
       e["verdict"] = to_json(best->verdict);
     }
     tasks.push_back(std::move(e));

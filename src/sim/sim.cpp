@@ -71,6 +71,13 @@ int mentions(const std::string& best_practices, const MoveRow& m) {
   return n;
 }
 
+// How many of the move's diagnosis phrases the start point's diagnosis holds.
+int diagnosis_hits(const std::string& diagnosis, const MoveRow& m) {
+  int n = 0;
+  for (const char* k : m.diagnosis) n += diagnosis.find(k) != std::string::npos;
+  return n;
+}
+
 double pitfall_probability(const PitfallRow& row, const PromptView& p, const SimOptions& opt) {
   double prob = row.base_probability * opt.pitfall_scale;
   if (p.context.find(std::string("evk-pitfall: ") + row.name) != std::string::npos) prob *= kMarkerFactor;
@@ -98,7 +105,9 @@ Plan refine_plan(const PromptView& p, Rng& rng, const SimOptions& opt, std::stri
   for (const MoveRow& m : move_table()) {
     if (plan.has_move(m.name) || !m.applies(f)) continue;
     cand.push_back(&m);
-    w.push_back(m.base_weight * (1.0 + kBestPracticeBoost * std::min(mentions(p.best_practices, m), 3)));
+    w.push_back(m.base_weight *
+                (1.0 + kBestPracticeBoost * std::min(mentions(p.best_practices, m), 3)) *
+                (1.0 + kDiagnosisBoost * std::min(diagnosis_hits(p.diagnosis, m), 2)));
   }
   double total = 0;
   for (double x : w) total += x;

@@ -69,6 +69,7 @@ struct PromptView {
   std::string context;        // memory + attempts (+ children) text: where pitfall markers count
   std::string best_practices; // text of best_practice memory items (move keywords count)
   std::string start_code;     // refine: the start point's code block
+  std::string diagnosis;      // refine: the "Diagnosis of the start point" section
 };
 
 PromptView parse_prompt(const std::string& prompt);
@@ -157,11 +158,17 @@ struct MoveRow {
   std::vector<const char*> keywords;  // words in best-practice items that name the move
   const char* change;                 // what it does to the code
   bool (*applies)(const Features&);
+  // Text in the start point's diagnosis that calls for the move: its bound line
+  // ("bound: serialised") or a fact ("one buffer", "AI Cores").
+  std::vector<const char*> diagnosis;
 };
 const std::vector<MoveRow>& move_table();
 
 // How much a marker in the context scales a pitfall, and a best practice scales a move.
 inline constexpr double kMarkerFactor = 0.1;
 inline constexpr double kBestPracticeBoost = 2.0;  // weight *= 1 + boost * mentions (capped)
+// A model reads the diagnosis and attacks the bound it names first: a move the diagnosis calls
+// for weighs 1 + kDiagnosisBoost per hit (at most 2 hits).
+inline constexpr double kDiagnosisBoost = 4.0;
 
 }  // namespace evk::sim

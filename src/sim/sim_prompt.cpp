@@ -355,6 +355,8 @@ PromptView parse_prompt(const std::string& prompt) {
       v.best_practices += best_practice_text(body);
     } else if (title.rfind("Your earlier attempts", 0) == 0 || title.rfind("Children", 0) == 0) {
       v.context += body;
+    } else if (title.rfind("Diagnosis", 0) == 0) {
+      v.diagnosis = body;
     } else if (title.rfind("Start point", 0) == 0) {
       v.refine = true;
       v.start_code = first_code_block(body);

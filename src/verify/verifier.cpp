@@ -1,7 +1,6 @@
 #include "verify/verifier.h"
 
 #include <fmt/format.h>
-
 #include <signal.h>
 
 #include <algorithm>
@@ -27,6 +26,7 @@
 #include "core/workspace.h"
 #include "tasks/baseline.h"
 #include "verify/compare.h"
+#include "verify/diagnose.h"
 #include "verify/runner_client.h"
 #include "verify/runner_outcome.h"
 #include "verify/trial.h"
@@ -466,6 +466,14 @@ void latency_gate(Judge& j, const Backend& backend, const TrialOutcome& out, con
                              modeled.value("clock_ghz", 0.0),
                              modeled.value("launches", nlohmann::json::array()).size(), v.eager_ms,
                              speedup, 100 * v.roofline_fraction);
+  v.diagnosis = diagnose({.median_ms = out.median_ms,
+                          .bytes = r0.bytes,
+                          .flops = r0.flops,
+                          .peaks = pk,
+                          .device_peaks = out.run.report.device_gbps > 0,
+                          .modeled = modeled,
+                          .compile_notes = v.metrics.value("compile_notes", "")});
+  if (!v.diagnosis.empty()) v.feedback += "\nDiagnosis, " + render_diagnosis(v.diagnosis);
   j.pass(Gate::Latency, fmt::format("{:.4g} ms median over {} calls", v.latency_ms, v.timed_calls));
 }
 

@@ -91,10 +91,15 @@ Verdict scripted_verdict(const std::string& spec, int n) {
     v.compiled = true;
     v.category = Category::Mismatch;
     v.feedback = fmt::format("seed 0: out.0 differs at [3] (golden mismatch {})", n);
-  } else if (spec.rfind("ok:", 0) == 0) {
+  } else if (spec.rfind("ok:", 0) == 0) {  // ok:LATENCY_MS or ok:LATENCY_MS:BOUND
     v.compiled = v.feasible = true;
     v.category = Category::Ok;
     v.latency_ms = std::stod(spec.substr(3));
+    if (size_t c = spec.find(':', 3); c != std::string::npos) {
+      v.diagnosis.bound = bound_from(spec.substr(c + 1)).value();
+      v.diagnosis.basis = "golden";
+      v.diagnosis.facts = {fmt::format("golden fact {}", n)};
+    }
     v.roofline_fraction = 0.1;
     v.eager_ms = 4.0;  // the baseline this verdict was measured against
     v.feedback = fmt::format("correct on 2 seeds; median {} ms", v.latency_ms);
