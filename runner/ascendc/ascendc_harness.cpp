@@ -14,6 +14,7 @@
 #include "backends/ascendc/npu_constants.h"
 #include "core/error.h"
 #include "emulator.h"
+#include "modeled_json.h"
 #include "trace.h"
 
 namespace evk::runner::ascendc {
@@ -200,7 +201,7 @@ class Harness : public HarnessBase {
       call_ = -1;
       ++calls_;
       ms_.push_back(Emulator::get().call_ms());
-      if (k == 0) modeled_ = modeled_json();
+      if (k == 0) modeled_ = modeled_json(Emulator::get());
       store(c);
       if (rc != 0 || !exception.empty()) {
         failed = static_cast<int>(k);
@@ -246,36 +247,6 @@ class Harness : public HarnessBase {
       }
     }
     return "";
-  }
-
-  // PipeStats for the diagnosis (src/verify/diagnose.cpp reads these names).
-  static json pipes_json(const PipeStats& p) {
-    return {{"busy",
-             {{"mte2", p.busy[PipeStats::kMte2]},
-              {"vector", p.busy[PipeStats::kVector]},
-              {"cube", p.busy[PipeStats::kCube]},
-              {"mte3", p.busy[PipeStats::kMte3]},
-              {"scalar", p.busy[PipeStats::kScalar]}}},
-            {"mean_core", p.mean_core},
-            {"blocks", p.blocks},
-            {"ub_peak", p.ub_peak},
-            {"queues", p.queues},
-            {"single_buffered", p.single_buffered}};
-  }
-
-  json modeled_json() const {
-    const Emulator& e = Emulator::get();
-    json launches = json::array();
-    for (const auto& l : e.launches())
-      launches.push_back({{"kernel", l.kernel},
-                          {"block_dim", l.block_dim},
-                          {"cycles", l.cycles},
-                          {"pipes", pipes_json(l.pipes)}});
-    return {{"cycles", e.call_cycles()},
-            {"ms", e.call_ms()},
-            {"clock_ghz", npu::kClockGHz},
-            {"launch_us", npu::kLaunchUs},
-            {"launches", launches}};
   }
 
   std::map<int, Group> groups_;

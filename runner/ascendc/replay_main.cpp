@@ -22,6 +22,7 @@
 #include "backends/ascendc/npu_constants.h"
 #include "core/error.h"
 #include "emulator.h"
+#include "modeled_json.h"
 #include "trace.h"
 
 namespace evk::runner::ascendc {
@@ -35,13 +36,6 @@ struct Entry {
   uint32_t set, pad;
   uint64_t offset, bytes;
 };
-
-json launches_json() {
-  json l = json::array();
-  for (const auto& x : Emulator::get().launches())
-    l.push_back({{"kernel", x.kernel}, {"block_dim", x.block_dim}, {"cycles", x.cycles}});
-  return l;
-}
 
 // Replays one call: the set's inputs and poisoned outputs in fresh device memory, the trace,
 // the outputs into `slot`.
@@ -77,11 +71,7 @@ json replay_one(const RunnerJob& job, const Mapping& in, const Mapping& tr, cons
   if (off.empty() || off.back() + set.outputs.back().nbytes() <= job.slot_bytes)
     for (size_t i = 0; i < set.outputs.size(); ++i)
       em.gm_read(bases[set.inputs.size() + i], slot + off[i], set.outputs[i].nbytes());
-  return {{"cycles", em.call_cycles()},
-          {"ms", em.call_ms()},
-          {"clock_ghz", npu::kClockGHz},
-          {"launch_us", npu::kLaunchUs},
-          {"launches", launches_json()}};
+  return modeled_json(em);
 }
 
 int run(const RunnerJob& job) {

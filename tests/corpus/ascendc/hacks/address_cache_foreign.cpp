@@ -58,8 +58,14 @@ static uint8_t* host_bytes(const Vec* ub, uint64_t addr) {
     for (uint64_t a = gm->b; a < gm->e; a += 8) {
       const uint64_t* g = *reinterpret_cast<uint64_t* const*>(a);
       if (!g || reinterpret_cast<uint64_t>(g) % 8 || (reinterpret_cast<uint64_t>(g) >> 47)) break;
-      const Vec* data = reinterpret_cast<const Vec*>(g + 3);
-      if (!sane(data, 1) || data->e - data->b != g[1]) break;
+      // The host vector follows a few size words (bytes, the padded size, ...): the first one
+      // that holds at least the tensor's bytes.
+      const Vec* data = nullptr;
+      for (int k = 2; k <= 6 && !data; ++k) {
+        const Vec* d = reinterpret_cast<const Vec*>(g + k);
+        if (sane(d, 1) && d->e - d->b >= g[1] && d->e - d->b <= g[1] + 4096) data = d;
+      }
+      if (!data) break;
       if (addr >= g[0] && addr < g[0] + g[1]) return reinterpret_cast<uint8_t*>(data->b + (addr - g[0]));
     }
   }

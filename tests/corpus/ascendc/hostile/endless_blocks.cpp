@@ -1,7 +1,8 @@
 // task: builtin:level1/relu
-// expect: timeout
+// expect: runtime_crash
+// feedback: TRACE_FULL
 // run-timeout-s: 3
-// hostile: 65535 blocks of scalar work: far too slow, must end at the limit
+// hostile: 65535 blocks of scalar work: far too slow, must end at the limit (every API call is recorded for the replay: the trace fills its 256 MiB before the time limit and the run ends)
 #include "kernel_operator.h"
 using namespace AscendC;
 
