@@ -9,7 +9,7 @@ LAUNCHER := $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPIL
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: setup configure build test demo clean
+.PHONY: setup configure build test test-fast demo clean
 
 setup:
 	@bash scripts/setup
@@ -22,6 +22,11 @@ build: configure
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Unit and golden tests only (ctest label `fast`, tests/CMakeLists.txt): minutes, not a
+# quarter of an hour. `make test` still runs every tier.
+test-fast: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L fast
 
 demo: build
 	@bash scripts/demo $(BUILD)
