@@ -9,9 +9,11 @@
 #include <chrono>
 #include <fstream>
 #include <iterator>
+#include <list>
 #include <map>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "backends/backend.h"
 #include "backends/compiler_feedback.h"
@@ -305,6 +307,54 @@ std::vector<TrialSet> trial_sets(const std::vector<Reference>& refs, const Extra
   return sets;
 }
 
+// The trial sets of recent verifications, read once per process: a run verifies each task many
+// times, and reading its references (every set's inputs and outputs: hundreds of MB for a large
+// task) was a quarter of a verification's time (bench_verify). Keyed by the reference files'
+// paths and times (the oracle writes each once, in a folder named by the task's content and the
+// oracle's options); at most kSetCacheBytes kept, the least recently used dropped first.
+using SharedSets = std::shared_ptr<const std::vector<TrialSet>>;
+constexpr size_t kSetCacheBytes = size_t{1} << 30;
+
+SharedSets cached_trial_sets(const std::vector<Reference>& refs, const ExtraSets& extra,
+                             const VerifyOptions& opt) {
+  std::string key = fmt::format("edge={} shape2={}\n", opt.edge_set, opt.second_shape);
+  auto add = [&](const std::string& name, const Reference& r) {
+    std::error_code ec;
+    auto t = fs::last_write_time(r.tensors_path, ec).time_since_epoch().count();
+    key += fmt::format("{}={}@{}\n", name, r.tensors_path.string(), ec ? 0 : t);
+  };
+  for (const auto& r : refs) add("seed", r);
+  for (const auto& [name, r] : extra.sets) add(name, r);
+  static std::mutex mu;
+  static std::list<std::tuple<std::string, SharedSets, size_t>> lru;  // most recent first
+  {
+    std::lock_guard lk(mu);
+    for (auto it = lru.begin(); it != lru.end(); ++it)
+      if (std::get<0>(*it) == key) {
+        lru.splice(lru.begin(), lru, it);
+        return std::get<1>(lru.front());
+      }
+  }
+  auto sets = std::make_shared<const std::vector<TrialSet>>(trial_sets(refs, extra, opt));
+  size_t bytes = 0;
+  for (const auto& t : *sets) {
+    for (const auto& x : t.inputs) bytes += x.nbytes();
+    for (const auto& x : t.outputs) bytes += x.nbytes();
+  }
+  std::lock_guard lk(mu);
+  lru.emplace_front(key, sets, bytes);
+  size_t total = 0;  // the newest is kept whatever its size: it is in use
+  for (auto it = lru.begin(); it != lru.end();) {
+    if (it != lru.begin() && total + std::get<2>(*it) > kSetCacheBytes) {
+      it = lru.erase(it);
+      continue;
+    }
+    total += std::get<2>(*it);
+    ++it;
+  }
+  return sets;
+}
+
 // Gates 3-5 run in one sandboxed runner process that the parent drives (verify/trial.h).
 TrialOutcome run_sandboxed(const Backend& backend, const CompileResult& cr, const Reference& r0,
                            const std::vector<TrialSet>& sets, int seeds, const VerifyOptions& opt,
@@ -480,10 +530,10 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
     if (!ok) return finish();
 
     std::vector<Reference> refs;
-    std::vector<TrialSet> sets;
+    SharedSets shared;
     try {
       refs = references(task, opt.seeds);
-      sets = trial_sets(refs, extra_sets(task, opt.seeds), opt);
+      shared = cached_trial_sets(refs, extra_sets(task, opt.seeds), opt);
     } catch (const UsageError&) {
       throw;
     } catch (const Error& e) {
@@ -492,6 +542,7 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
       return finish();
     }
     lap("references");
+    const std::vector<TrialSet>& sets = *shared;
     const Reference& r0 = refs[0];
     RunnerBounds bounds;
     TrialOutcome out = run_sandboxed(*backend, cr, r0, sets, static_cast<int>(refs.size()), opt,
