@@ -11,7 +11,7 @@ export CCACHE_NOHASHDIR := 1
 
 PREFIX ?= /usr/local
 
-.PHONY: setup configure build tool test demo install deb clean
+.PHONY: setup configure build tool test test-fast demo install deb clean
 
 setup:
 	@bash scripts/setup
@@ -28,6 +28,11 @@ tool: configure
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Unit and golden tests only (ctest label `fast`, tests/CMakeLists.txt): minutes, not a
+# quarter of an hour. `make test` still runs every tier.
+test-fast: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L fast
 
 demo: tool
 	@bash scripts/demo $(BUILD)

@@ -20,13 +20,13 @@ std::string format_duration(double s) {
   return fmt::format("{}h{:02}m", t / 3600, (t % 3600) / 60);
 }
 
-namespace {
+// One task's line of progress (a named type: ProgressPrinter::State, which has linkage, holds
+// it).
 struct TaskProgress {
   int last_idx = 0;
   bool done = false, skipped = false;
   double first_ms = 0, best_ms = 0, eager_ms = 0;
 };
-}  // namespace
 
 struct ProgressPrinter::State {
   ProgressOptions o;

@@ -1,6 +1,7 @@
 // The verifier's tables in the workspace database (component "verify"): cached verdicts, keyed
-// by Verifier::cache_key (the task, the oracle, the source, this build, the runner and the
-// compiler, and every option that can change a verdict), and the machine's measured peaks.
+// by Verifier::cache_key (the task, the oracle, the source, the toolchain: this build, the
+// backend's runner, the compiler and every file its include folders hold, and every option that
+// can change a verdict), and the machine's measured peaks.
 #pragma once
 #include <optional>
 #include <string>

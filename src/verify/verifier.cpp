@@ -8,14 +8,15 @@
 #include <chrono>
 #include <fstream>
 #include <iterator>
+#include <list>
 #include <map>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "backends/backend.h"
 #include "backends/compiler_feedback.h"
 #include "backends/instruction_scan.h"
-#include "core/build_id.h"
 #include "core/config.h"
 #include "core/error.h"
 #include "core/hash.h"
@@ -29,6 +30,7 @@
 #include "verify/diagnose.h"
 #include "verify/runner_client.h"
 #include "verify/runner_outcome.h"
+#include "verify/toolchain.h"
 #include "verify/trial.h"
 #include "verify/verdict_cache.h"
 
@@ -104,37 +106,6 @@ std::string shape_text(const std::vector<int64_t>& s) {
   std::string t = "[";
   for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
   return t + "]";
-}
-
-
-// The backend's compile command; "" for a name make_backend does not know (verify() reports
-// that itself, before anything is cached).
-std::string compile_command_of(const std::string& backend) {
-  try {
-    return make_backend(backend)->compile_command();
-  } catch (const UsageError&) {
-    return "";
-  }
-}
-
-// What else decides a verdict besides the options: this program and the runner (a new gate or
-// check in either must not be answered from an older build's cache: their build ids,
-// core/build_id.h) and the compiler's identity (`<compiler> --version`). Computed once per
-// process and compile command.
-std::string toolchain_fingerprint(const std::string& compile_command) {
-  static std::mutex mu;
-  static std::map<std::string, std::string> memo;
-  std::lock_guard lk(mu);
-  auto [it, fresh] = memo.try_emplace(compile_command);
-  if (!fresh) return it->second;
-  std::string compiler = compile_command.substr(0, compile_command.find(' '));
-  ProcessOptions po;
-  po.timeout_s = 30;
-  ProcessResult version;
-  if (!compiler.empty()) version = run_process({compiler, "--version"}, po);
-  it->second = sha256_hex(build_identity("/proc/self/exe") + build_identity(runner_path()) +
-                          compile_command + version.out);
-  return it->second;
 }
 
 }  // namespace
@@ -229,11 +200,17 @@ json verdict_key_options(const VerifyOptions& o) {
 
 std::string Verifier::cache_key(const TaskInfo& task, const std::string& source,
                                 const VerifyOptions& opt) const {
-  return cache_key(task, source, opt, compile_command_of(opt.backend));
+  std::unique_ptr<Backend> backend;
+  try {
+    backend = make_backend(opt.backend);
+  } catch (const UsageError&) {
+    // A name make_backend does not know: verify() reports that itself, before anything is cached.
+  }
+  return cache_key(task, source, opt, backend.get());
 }
 
 std::string Verifier::cache_key(const TaskInfo& task, const std::string& source,
-                                const VerifyOptions& opt, const std::string& compile_command) const {
+                                const VerifyOptions& opt, const Backend* backend) const {
   // v2: the parent-driven protocol (edge-case and second-shape sets, checked timed calls).
   json k = {{"v", 2},
             {"task", task.content_hash},
@@ -245,7 +222,7 @@ std::string Verifier::cache_key(const TaskInfo& task, const std::string& source,
             {"eager_baseline", eager_baseline(ws_, oracle_).key()},
             {"timing_runs", oracle_.timing_runs},
             {"source", sha256_hex(source)},
-            {"toolchain", toolchain_fingerprint(compile_command)},
+            {"toolchain", backend ? toolchain_fingerprint(*backend) : ""},
             {"options", verdict_key_options(opt)}};
   return sha256_hex(k.dump());
 }
@@ -338,6 +315,54 @@ std::vector<TrialSet> trial_sets(const std::vector<Reference>& refs, const Extra
       sets.back().timing = same_input_shapes(sets.back(), sets[0]);
       sets.back().base = ref.meta.value("base_seed", -1);
     }
+  }
+  return sets;
+}
+
+// The trial sets of recent verifications, read once per process: a run verifies each task many
+// times, and reading its references (every set's inputs and outputs: hundreds of MB for a large
+// task) was a quarter of a verification's time (bench_verify). Keyed by the reference files'
+// paths and times (the oracle writes each once, in a folder named by the task's content and the
+// oracle's options); at most kSetCacheBytes kept, the least recently used dropped first.
+using SharedSets = std::shared_ptr<const std::vector<TrialSet>>;
+constexpr size_t kSetCacheBytes = size_t{1} << 30;
+
+SharedSets cached_trial_sets(const std::vector<Reference>& refs, const ExtraSets& extra,
+                             const VerifyOptions& opt) {
+  std::string key = fmt::format("edge={} shape2={}\n", opt.edge_set, opt.second_shape);
+  auto add = [&](const std::string& name, const Reference& r) {
+    std::error_code ec;
+    auto t = fs::last_write_time(r.tensors_path, ec).time_since_epoch().count();
+    key += fmt::format("{}={}@{}\n", name, r.tensors_path.string(), ec ? 0 : t);
+  };
+  for (const auto& r : refs) add("seed", r);
+  for (const auto& [name, r] : extra.sets) add(name, r);
+  static std::mutex mu;
+  static std::list<std::tuple<std::string, SharedSets, size_t>> lru;  // most recent first
+  {
+    std::lock_guard lk(mu);
+    for (auto it = lru.begin(); it != lru.end(); ++it)
+      if (std::get<0>(*it) == key) {
+        lru.splice(lru.begin(), lru, it);
+        return std::get<1>(lru.front());
+      }
+  }
+  auto sets = std::make_shared<const std::vector<TrialSet>>(trial_sets(refs, extra, opt));
+  size_t bytes = 0;
+  for (const auto& t : *sets) {
+    for (const auto& x : t.inputs) bytes += x.nbytes();
+    for (const auto& x : t.outputs) bytes += x.nbytes();
+  }
+  std::lock_guard lk(mu);
+  lru.emplace_front(key, sets, bytes);
+  size_t total = 0;  // the newest is kept whatever its size: it is in use
+  for (auto it = lru.begin(); it != lru.end();) {
+    if (it != lru.begin() && total + std::get<2>(*it) > kSetCacheBytes) {
+      it = lru.erase(it);
+      continue;
+    }
+    total += std::get<2>(*it);
+    ++it;
   }
   return sets;
 }
@@ -501,14 +526,23 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
                      "one of " + backend_help());
   auto t0 = std::chrono::steady_clock::now();
   auto backend = make_backend(opt.backend);  // UsageError for a name it does not know
-  const std::string key = cache_key(task, source, opt, backend->compile_command());
+  const std::string key = cache_key(task, source, opt, backend.get());
   if (opt.use_cache) {
     std::lock_guard<std::mutex> g(db_mu_);
     if (auto v = cached_verdict(ws_, key)) return *v;
   }
   Judge j;
+  // Where the verification's time goes (with the runner's phases, trial.cpp): bench_verify.
+  json cost = json::object();
+  auto lap = [&, t = std::chrono::steady_clock::now()](const char* phase) mutable {
+    cost[phase] = seconds_since(t);
+    t = std::chrono::steady_clock::now();
+  };
+  lap("cache_key");
   auto finish = [&]() {
     j.v.wall_s = seconds_since(t0);
+    j.v.metrics["cost_s"].update(cost);
+    j.v.metrics["cost_s"]["total"] = j.v.wall_s;
     if (opt.use_cache && !is_infra(j.v.category)) {
       std::lock_guard<std::mutex> g(db_mu_);
       store_verdict(ws_, key, j.v);
@@ -516,16 +550,21 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
     return j.v;
   };
   try {
-    if (!source_gate(j, *backend, source, opt)) return finish();
+    bool ok = source_gate(j, *backend, source, opt);
+    lap("source_rules");
+    if (!ok) return finish();
     TempDir dir("evk-verify-");
     CompileResult cr;
-    if (!compile_gate(j, *backend, source, opt, dir.path(), cr)) return finish();
+    ok = compile_gate(j, *backend, source, opt, dir.path(), cr);
+    lap("compile_and_symbols");
+    cost["compiler"] = cr.wall_s;
+    if (!ok) return finish();
 
     std::vector<Reference> refs;
-    std::vector<TrialSet> sets;
+    SharedSets shared;
     try {
       refs = references(task, opt.seeds);
-      sets = trial_sets(refs, extra_sets(task, opt.seeds), opt);
+      shared = cached_trial_sets(refs, extra_sets(task, opt.seeds), opt);
     } catch (const UsageError&) {
       throw;
     } catch (const Error& e) {
@@ -533,10 +572,13 @@ Verdict Verifier::verify(const TaskInfo& task, const std::string& source, const 
              std::string("no reference for the task: ") + e.what());
       return finish();
     }
+    lap("references");
+    const std::vector<TrialSet>& sets = *shared;
     const Reference& r0 = refs[0];
     RunnerBounds bounds;
     TrialOutcome out = run_sandboxed(*backend, cr, r0, sets, static_cast<int>(refs.size()), opt,
                                      dir.path(), bounds);
+    lap("runner");
     if (!runner_gates(j, out, bounds, sets.size())) return finish();
     j.pass(Gate::Correctness, fmt::format("{} input sets match (max abs err {:.3g})",
                                           correctness_sets(sets), j.v.metrics.value("max_abs_err", 0.0)));

@@ -104,12 +104,14 @@ class Verifier {
 
  public:
   // Everything that can change a verdict: the task, the source, the oracle's options and
-  // version, the verifier's protocol version and every VerifyOptions field except use_cache.
+  // version, the verifier's protocol version, every VerifyOptions field except use_cache, and
+  // the backend's toolchain (verify/toolchain.h: this build, the backend's runner, the
+  // compiler, every file under the compile command's include folders).
   std::string cache_key(const TaskInfo& task, const std::string& source,
                         const VerifyOptions& opt) const;
-  // The same, with the backend's compile command (verify() has its backend made already).
+  // The same with the backend made already (verify() has it); null: no backend by that name.
   std::string cache_key(const TaskInfo& task, const std::string& source, const VerifyOptions& opt,
-                        const std::string& compile_command) const;
+                        const Backend* backend) const;
 
  private:
 

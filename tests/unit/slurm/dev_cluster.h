@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 
@@ -49,6 +50,12 @@ class DevCluster {
   bool ok() const { return ok_; }
   const std::string& log() const { return log_; }
   std::string conf() const { return (dir_ / "slurm.conf").string(); }
+  // slurmd's pid while it runs (from its pid file); 0 when there is none.
+  pid_t slurmd_pid() const {
+    std::ifstream in(dir_ / "slurmd.pid");
+    long pid = 0;
+    return in >> pid ? static_cast<pid_t>(pid) : 0;
+  }
   ProcessResult script(const std::string& cmd) const {
     ProcessOptions o;
     o.env = env_;

@@ -204,6 +204,19 @@ std::string running_job_of_child(const std::atomic<bool>& stop) {
   return "";
 }
 
+// Whether process `pid` ended (or is a zombie) within `limit`, polled every 50 ms.
+bool wait_until_gone(pid_t pid, std::chrono::seconds limit) {
+  auto until = std::chrono::steady_clock::now() + limit;
+  while (pid > 0) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string id, comm, state;
+    if (!(stat >> id >> comm >> state) || state == "Z") return true;
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
 // While a run is verifying through Slurm: one running job is cancelled from outside (as a
 // preemption would), then slurmd is killed and restarted. Whatever Slurm makes of it, every
 // attempt ends with a real verdict or `infra`, never a kernel blamed for the cluster, and the
@@ -221,8 +234,12 @@ TEST_F(Slurm, FaultsNeverBlameTheKernel) {
   if (!cancelled.empty()) run_process({"scancel", cancelled});
   std::string hit = running_job_of_child(finished);
   if (!hit.empty()) {
+    pid_t slurmd = cluster_->slurmd_pid();
     ASSERT_TRUE(cluster_->script("slurmd-kill").ok());
-    std::this_thread::sleep_for(std::chrono::seconds(3));
+    // The node is lost once the killed daemon is gone (its pid no longer a live process); then
+    // it comes back. No fixed sleep: the condition, polled, with a generous limit.
+    EXPECT_TRUE(wait_until_gone(slurmd, std::chrono::seconds(60)))
+        << "slurmd " << slurmd << " outlived kill -9";
     ProcessResult up = cluster_->script("slurmd-start");
     EXPECT_TRUE(up.ok()) << up.err;
   }
