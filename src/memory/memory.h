@@ -126,8 +126,12 @@ class Memory {
   // The recall pool alone (phase A), best first.
   std::vector<SimilarityIndex::Hit> recall(const MemoryQuery& q, size_t k);
 
-  // Q <- Q + alpha (r - Q) for each distinct id; visits + 1. No-op when frozen.
-  void update(const std::vector<int64_t>& ids, Stage stage, double reward);
+  // Q <- q_update(Q, alpha, credit) for each distinct id (reward.h); visits + 1. Each step is
+  // recorded with the attempt it learned from (attempt_key, "task#idx"; empty outside a run),
+  // the credit and Q before and after: the Q history a report shows (q_history.h). No-op when
+  // frozen.
+  void update(const std::vector<int64_t>& ids, Stage stage, double credit,
+              const std::string& attempt_key = "");
   double q(int64_t id, Stage stage);
   // What update() should learn from for an attempt of `task` at `stage` with `reward`:
   // the reward (baseline none), or reward minus the mean of the task's earlier rewards at the
