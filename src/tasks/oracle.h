@@ -1,6 +1,8 @@
 // The oracle client: runs oracle/evk_oracle.py (PyTorch through /usr/bin/python3) in a
-// subprocess with a time limit and caches its results in the workspace, keyed by the task
-// file's content hash, the seed, the fitting limit and the thread count.
+// subprocess with a time limit and caches its results in the workspace under cache/refs/,
+// keyed by the task (id and content hash), the oracle's own hash (oracle_hash), the fitting
+// bounds (max elements, max GFLOP), the thread count and the seed (or, for extra input sets,
+// the seed and variant counts).
 #pragma once
 #include <map>
 #include <string>
