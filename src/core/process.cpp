@@ -140,17 +140,24 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// Forks the child, its argv, environment, CPU mask and jail made ready first (the child may
-// not allocate), in its own process group. Returns its pid; the parent's pipe ends stay open.
-pid_t spawn(const std::vector<std::string>& args, const ProcessOptions& opt, Pipe& in, Pipe& out,
-            Pipe& err) {
+// The options with keep_fds sorted (the child walks them in order without allocating), each
+// checked to be an open descriptor above 2. Checked before the pipes are made: they would
+// reuse a closed descriptor's number.
+ProcessOptions checked(const std::vector<std::string>& args, const ProcessOptions& opt) {
   if (args.empty()) throw Error("run_process: empty argv");
-  ProcessOptions sorted = opt;  // the child walks keep_fds in order without allocating
+  ProcessOptions sorted = opt;
   std::sort(sorted.keep_fds.begin(), sorted.keep_fds.end());
   for (int k : sorted.keep_fds)
     if (k <= 2 || ::fcntl(k, F_GETFD) < 0)
       throw Error("run_process: keep_fds holds " + std::to_string(k) +
                   ", which is not an open descriptor above 2");
+  return sorted;
+}
+
+// Forks the child, its argv, environment, CPU mask and jail made ready first (the child may
+// not allocate), in its own process group. Returns its pid; the parent's pipe ends stay open.
+pid_t spawn(const std::vector<std::string>& args, const ProcessOptions& opt, Pipe& in, Pipe& out,
+            Pipe& err) {
   std::vector<std::string> env_strings = build_env(opt);
   std::vector<char*> argv, envp;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -169,7 +176,7 @@ pid_t spawn(const std::vector<std::string>& args, const ProcessOptions& opt, Pip
   pid_t pid = ::fork();
   if (pid < 0) throw_errno("fork");
   if (pid == 0)
-    exec_child(sorted, jail ? &*jail : nullptr, opt.cpus.empty() ? nullptr : &cpus, argv.data(),
+    exec_child(opt, jail ? &*jail : nullptr, opt.cpus.empty() ? nullptr : &cpus, argv.data(),
                envp.data(), in.fd[0], out.fd[1], err.fd[1]);
   ::setpgid(pid, pid);  // also in the parent, so the group exists before we may kill it
   in.close_end(0);
@@ -270,7 +277,8 @@ void reap(pid_t pid, const ProcessOptions& opt, Clock::time_point start, Process
 
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& args, const ProcessOptions& opt) {
+ProcessResult run_process(const std::vector<std::string>& args, const ProcessOptions& options) {
+  const ProcessOptions opt = checked(args, options);
   Pipe in, out, err;
   const auto start = Clock::now();
   const pid_t pid = spawn(args, opt, in, out, err);
