@@ -202,7 +202,6 @@ void Agent::episode(const TaskInfo& task, int index, int count) {
   if (listener_) listener_({task.id, index, count, nullptr, "task_done", ""});
 }
 
-// The query state of docs/architecture.md §5: task text + fx op list + current error category.
 // An earlier attempt as the prompt shows it; children of a start point are shown without code.
 static PromptAttempt shown_attempt(const Attempt& a, const std::string& code) {
   return {.idx = a.idx,
@@ -213,6 +212,8 @@ static PromptAttempt shown_attempt(const Attempt& a, const std::string& code) {
           .latency_ms = a.verdict.latency_ms};
 }
 
+// The query state (docs/architecture.md §3, step 1): the task's source, its fx op list and the
+// category of the last attempt's failure, if it failed; retrieval (§5) weights ops and category up.
 static MemoryQuery query_for(const Agent::TaskContext& tc, const std::string& backend,
                              std::vector<ItemKind> kinds) {
   MemoryQuery q;
@@ -392,7 +393,7 @@ void Agent::learn(TaskContext& tc, Attempt& a, const std::vector<int64_t>& conte
     a.reward = opt_.method.learn_q ? memory_.normalise_refine_reward(a.reward_raw) : a.reward_raw;
   if (!opt_.method.learn_q) return;
   const double credit = memory_.credit(a.task, stage, a.reward);
-  memory_.update(context, stage, credit);
+  memory_.update(context, stage, credit, fmt::format("{}#{}", a.task, a.idx));
   if (stage == Stage::Refine) memory_.update_bound(context, stage, start_bound(tc), credit);
 }
 

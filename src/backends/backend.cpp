@@ -2,18 +2,25 @@
 
 #include <fmt/format.h>
 
-#include "backends/ascendc/ascendc_backend.h"
-#include "backends/cpu/cpu_backend.h"
-#include "backends/cuda/cuda_backend.h"
-#include "backends/opencl/opencl_backend.h"
-#include "core/error.h"
+#include "backends/registry.h"
 #include "core/paths.h"
 
 namespace evk {
 
 std::filesystem::path Backend::knowledge_dir() const { return data_root() / "knowledge" / name(); }
 
-RunnerSpec Backend::runner(const std::filesystem::path&) const { return {}; }
+RunnerSpec Backend::runner(const std::filesystem::path&) const {
+  const BackendRow& row = backend_row(name());
+  RunnerSpec s;
+  s.executable = row.runner;
+  s.device_nodes = row.device_nodes;
+  s.system_dirs = row.system_dirs;
+  return s;
+}
+
+bool Backend::modeled_latency() const {
+  return backend_row(name()).timing == Timing::Modeled;
+}
 
 std::string Backend::timing_note(int threads) const {
   return fmt::format(
@@ -22,7 +29,11 @@ std::string Backend::timing_note(int threads) const {
       threads, threads == 1 ? "" : "s");
 }
 
-std::vector<std::string> backend_names() { return {"ascendc", "cpu", "cuda", "opencl"}; }
+std::vector<std::string> backend_names() {
+  std::vector<std::string> out;
+  for (const auto& r : backend_rows()) out.push_back(r.name);
+  return out;
+}
 
 std::string backend_help() {
   std::string s;
@@ -31,13 +42,7 @@ std::string backend_help() {
 }
 
 std::unique_ptr<Backend> make_backend(const std::string& name) {
-  if (name == "ascendc") return std::make_unique<AscendcBackend>();
-  if (name == "cpu") return std::make_unique<CpuBackend>();
-  if (name == "cuda") return std::make_unique<CudaBackend>();
-  if (name == "opencl") return std::make_unique<OpenClBackend>();
-  std::string known;
-  for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
-  throw UsageError("unknown backend '" + name + "': known backends are " + known);
+  return backend_row(name).make();
 }
 
 }  // namespace evk

@@ -1,7 +1,9 @@
-// A Backend is one compilation target (cpu, opencl, cuda): its source language, its
-// static anti-hack rules, how to compile a candidate, and its knowledge bundle under
-// knowledge/<name>/. Adding a backend = a folder here + knowledge/<name>/ + one line in
-// make_backend (backend.cpp).
+// A Backend is one compilation target (cpu, opencl, cuda, ascendc): its source language, its
+// static anti-hack rules, how to compile a candidate, how the sandboxed runner is started on
+// the result, and its knowledge bundle under knowledge/<name>/. What differs by name alone
+// (the runner executable, the devices its jail passes through, how latency is obtained) is
+// the backend's row in the registry (registry.h), which make_backend and backend_names read:
+// adding a backend = a folder here + knowledge/<name>/ + one row (docs/adding-a-backend.md).
 // Invariant relied on by the verifier: compile() never throws for a bad candidate (that is a
 // failed CompileResult); static_check() and check_artifact() are pure functions of their input.
 #pragma once
@@ -32,6 +34,9 @@ struct CompileResult {
 struct RunnerSpec {
   std::string executable = "evk-runner";     // looked up beside evk-runner (runner_path())
   std::map<std::string, std::string> env;    // added to the runner's clean environment
+  // Passed through the jail: /dev entries whose names start with one of device_nodes, and the
+  // read-only system_dirs that exist (the registry row's).
+  std::vector<std::string> device_nodes, system_dirs;
   // RLIMIT_AS for the runner: at least this many MiB (PoCL needs about 1 GiB); 0 = none at
   // all (the CUDA runtime reserves far more virtual memory than it uses).
   uint64_t min_address_space_mb = 1;
@@ -55,7 +60,9 @@ class Backend {
   // The exact compile command, for prompts and reports.
   virtual std::string compile_command() const = 0;
   std::filesystem::path knowledge_dir() const;      // data_root()/knowledge/<name>
-  // The runner for artifacts built in `workdir` (the candidate's private folder).
+  // The runner for artifacts built in `workdir` (the candidate's private folder). The default
+  // is the registry row's runner, device nodes and system folders; a backend that needs an
+  // environment or limits starts from it.
   virtual RunnerSpec runner(const std::filesystem::path& workdir) const;
   // nullopt when this machine can run the backend's kernels, else why not and what to do; the
   // verifier then stops after the compile and static gates with category `no_device`.
@@ -64,18 +71,19 @@ class Backend {
   // eager baseline on the same machine; nullopt: the oracle's measured eager time applies.
   virtual std::optional<double> modeled_eager_ms(const Reference&) const { return std::nullopt; }
   // Whether the runner's per-call times come from a deterministic cost model (the verifier then
-  // takes them as the latency: no wall-clock timing, no confirmation; TrialOptions::modeled).
-  virtual bool modeled_latency() const { return false; }
+  // takes them as the latency: no wall-clock timing, no confirmation; TrialOptions::modeled):
+  // the registry row's timing is Timing::Modeled.
+  bool modeled_latency() const;
   // What a prompt says of the CPUs the kernel is timed on: the candidate's threads are pinned
   // to `threads` CPUs, and a model that cannot see that builds for parallelism it is not given.
   // Empty where the timed work is not on the CPU (a GPU, a cycle model).
   virtual std::string timing_note(int threads) const;
 };
 
-// UsageError listing the known backends when `name` is not one of them.
+// The registry row's Backend; UsageError listing the known backends when there is none.
 std::unique_ptr<Backend> make_backend(const std::string& name);
-std::vector<std::string> backend_names();
-// "cpu|opencl|cuda", for --help texts.
+std::vector<std::string> backend_names();  // the registry's, sorted
+// "ascendc|cpu|cuda|opencl", for --help texts.
 std::string backend_help();
 
 }  // namespace evk

@@ -134,16 +134,30 @@ void close_inherited(const std::vector<int>& keep) {
   _exit(127);
 }
 
-}  // namespace
+using Clock = std::chrono::steady_clock;
 
-ProcessResult run_process(const std::vector<std::string>& args, const ProcessOptions& opt) {
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// The options with keep_fds sorted (the child walks them in order without allocating), each
+// checked to be an open descriptor above 2. Checked before the pipes are made: they would
+// reuse a closed descriptor's number.
+ProcessOptions checked(const std::vector<std::string>& args, const ProcessOptions& opt) {
   if (args.empty()) throw Error("run_process: empty argv");
-  ProcessOptions sorted = opt;  // the child walks keep_fds in order without allocating
+  ProcessOptions sorted = opt;
   std::sort(sorted.keep_fds.begin(), sorted.keep_fds.end());
   for (int k : sorted.keep_fds)
     if (k <= 2 || ::fcntl(k, F_GETFD) < 0)
       throw Error("run_process: keep_fds holds " + std::to_string(k) +
                   ", which is not an open descriptor above 2");
+  return sorted;
+}
+
+// Forks the child, its argv, environment, CPU mask and jail made ready first (the child may
+// not allocate), in its own process group. Returns its pid; the parent's pipe ends stay open.
+pid_t spawn(const std::vector<std::string>& args, const ProcessOptions& opt, Pipe& in, Pipe& out,
+            Pipe& err) {
   std::vector<std::string> env_strings = build_env(opt);
   std::vector<char*> argv, envp;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -159,51 +173,53 @@ ProcessResult run_process(const std::vector<std::string>& args, const ProcessOpt
     if (c < 0 || c >= CPU_SETSIZE) throw Error("run_process: no CPU " + std::to_string(c));
     CPU_SET(c, &cpus);
   }
-
-  Pipe in, out, err;
-  auto start = std::chrono::steady_clock::now();
   pid_t pid = ::fork();
   if (pid < 0) throw_errno("fork");
   if (pid == 0)
-    exec_child(sorted, jail ? &*jail : nullptr, opt.cpus.empty() ? nullptr : &cpus, argv.data(),
+    exec_child(opt, jail ? &*jail : nullptr, opt.cpus.empty() ? nullptr : &cpus, argv.data(),
                envp.data(), in.fd[0], out.fd[1], err.fd[1]);
   ::setpgid(pid, pid);  // also in the parent, so the group exists before we may kill it
   in.close_end(0);
   out.close_end(1);
   err.close_end(1);
+  return pid;
+}
 
-  ProcessResult r;
-  // Feed stdin (small payloads: JSON job descriptions), then close it.
-  if (!opt.stdin_data.empty()) {
+// Writes the child's stdin (small payloads: JSON job descriptions), then closes it. A child
+// that stops reading ends the write, not this process (SIGPIPE ignored).
+void feed(Pipe& in, const std::string& data) {
+  if (!data.empty()) {
     ::signal(SIGPIPE, SIG_IGN);
     size_t off = 0;
-    while (off < opt.stdin_data.size()) {
-      ssize_t n = ::write(in.fd[1], opt.stdin_data.data() + off, opt.stdin_data.size() - off);
+    while (off < data.size()) {
+      ssize_t n = ::write(in.fd[1], data.data() + off, data.size() - off);
       if (n <= 0) break;
       off += static_cast<size_t>(n);
     }
   }
   in.close_end(1);
+}
 
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  auto drain = [&](int fd, std::string& buf, bool& truncated) {
-    char chunk[65536];
-    ssize_t n = ::read(fd, chunk, sizeof chunk);
-    if (n <= 0) return false;
-    size_t room = opt.output_cap > buf.size() ? opt.output_cap - buf.size() : 0;
-    buf.append(chunk, std::min(room, static_cast<size_t>(n)));
-    if (static_cast<size_t>(n) > room) truncated = true;
-    return true;
-  };
+// One read of `fd` into `buf`, keeping at most `cap` bytes; false at end of file or error.
+bool drain(int fd, std::string& buf, bool& truncated, size_t cap) {
+  char chunk[65536];
+  ssize_t n = ::read(fd, chunk, sizeof chunk);
+  if (n <= 0) return false;
+  size_t room = cap > buf.size() ? cap - buf.size() : 0;
+  buf.append(chunk, std::min(room, static_cast<size_t>(n)));
+  if (static_cast<size_t>(n) > room) truncated = true;
+  return true;
+}
 
-  int fds[2] = {out.fd[0], err.fd[0]};
+// Reads stdout and stderr until both close; at the deadline, kills the group and stops.
+void poll_output(pid_t pid, int out_fd, int err_fd, const ProcessOptions& opt,
+                 Clock::time_point start, ProcessResult& r) {
+  int fds[2] = {out_fd, err_fd};
   bool open[2] = {true, true};
   while (open[0] || open[1]) {
     int wait_ms = -1;
     if (opt.timeout_s > 0) {
-      double left = opt.timeout_s - elapsed();
+      double left = opt.timeout_s - seconds_since(start);
       if (left <= 0) {
         r.timed_out = true;
         ::kill(-pid, SIGKILL);
@@ -225,35 +241,51 @@ ProcessResult run_process(const std::vector<std::string>& args, const ProcessOpt
       if (p[j].revents & (POLLIN | POLLHUP | POLLERR)) {
         int i = idx[j];
         size_t before = r.out.size();
-        bool more =
-            i == 0 ? drain(fds[0], r.out, r.out_truncated) : drain(fds[1], r.err, r.err_truncated);
+        bool more = i == 0 ? drain(fds[0], r.out, r.out_truncated, opt.output_cap)
+                           : drain(fds[1], r.err, r.err_truncated, opt.output_cap);
         if (i == 0 && opt.on_stdout && r.out.size() > before)
           opt.on_stdout(pid, std::string_view(r.out).substr(before));
         if (!more) open[i] = false;
       }
   }
+}
 
+// Waits for the child (one that closed its pipes may still run), honouring the deadline, then
+// kills what is left of its group (detached grandchildren) and records how it ended.
+void reap(pid_t pid, const ProcessOptions& opt, Clock::time_point start, ProcessResult& r) {
   int status = 0;
   struct rusage ru {};
-  // A child that closed its pipes may still run: wait for it, honouring the deadline.
   while (true) {
     pid_t w = ::wait4(pid, &status, WNOHANG, &ru);
     if (w == pid) break;
     if (w < 0 && errno != EINTR) break;
-    if (opt.timeout_s > 0 && elapsed() >= opt.timeout_s && !r.timed_out) {
+    if (opt.timeout_s > 0 && seconds_since(start) >= opt.timeout_s && !r.timed_out) {
       r.timed_out = true;
       ::kill(-pid, SIGKILL);
     }
     ::usleep(1000);
   }
-  ::kill(-pid, SIGKILL);  // leave nothing of the group behind (detached grandchildren)
-  r.wall_s = elapsed();
+  ::kill(-pid, SIGKILL);
+  r.wall_s = seconds_since(start);
   r.max_rss_kb = ru.ru_maxrss;
   r.cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
             static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
   if (r.timed_out) r.term_signal = 0;
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& args, const ProcessOptions& options) {
+  const ProcessOptions opt = checked(args, options);
+  Pipe in, out, err;
+  const auto start = Clock::now();
+  const pid_t pid = spawn(args, opt, in, out, err);
+  ProcessResult r;
+  feed(in, opt.stdin_data);
+  poll_output(pid, out.fd[0], err.fd[0], opt, start, r);
+  reap(pid, opt, start, r);
   return r;
 }
 

@@ -46,7 +46,7 @@ class AppendFile {
     fd_ = ::open(p.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0)
       throw UsageError("cannot open cassette " + p.string() + " for appending: " +
-                       std::strerror(errno) + " (check --record / llm.record)");
+                       std::strerror(errno) + " (check the path in llm.record)");
   }
   ~AppendFile() { ::close(fd_); }
   AppendFile(const AppendFile&) = delete;
@@ -134,7 +134,8 @@ ReplayProvider::ReplayProvider(const std::filesystem::path& path) : path_(path) 
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw UsageError("cannot read cassette " + path.string() +
-                     ": check the path in replay:FILE (record one with --record FILE)");
+                     ": check the path in replay:FILE (record one by setting llm.record = FILE, in "
+                     "evokernel.toml or as EVK_LLM_RECORD)");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   size_t pos = 0;
   int line_no = 0;

@@ -53,6 +53,13 @@ const std::vector<std::string> kSchema = {
     "CREATE TABLE memory_baseline("
     " task TEXT NOT NULL, stage TEXT NOT NULL, n INTEGER NOT NULL, mean REAL NOT NULL,"
     " PRIMARY KEY(task, stage));",
+    // v3: every Q update as applied (Memory::update), in order: the Q history of a run.
+    "CREATE TABLE memory_q_updates("
+    " seq INTEGER PRIMARY KEY AUTOINCREMENT, attempt_key TEXT NOT NULL,"
+    " item_id INTEGER NOT NULL REFERENCES memory_items(id) ON DELETE CASCADE,"
+    " stage TEXT NOT NULL, credit REAL NOT NULL, q_before REAL NOT NULL, q_after REAL NOT NULL,"
+    " created TEXT NOT NULL);"
+    "CREATE INDEX memory_q_updates_item ON memory_q_updates(item_id);",
 };
 
 constexpr const char* kItemCols =
@@ -396,45 +403,58 @@ std::vector<Retrieved> Memory::retrieve(const MemoryQuery& q, Stage stage, uint6
   return out;
 }
 
-namespace {
-// The paper's Q update, Q <- Q + alpha (r - Q) from Q = 0, as one upsert: the one place it is
-// written, for the stage Q (memory_q) and the bound-state Q (memory_q_bound). Parameters:
-// ?1 item, ?2 stage, ?3 alpha, ?4 reward, ?5 time, ?6 bound (memory_q_bound only).
-std::string q_upsert(bool bound) {
-  const std::string key = bound ? "item_id, stage, bound" : "item_id, stage";
-  return std::string("INSERT INTO ") + (bound ? "memory_q_bound" : "memory_q") + "(" + key +
-         ", q, visits, updated) VALUES(?1, ?2" + (bound ? ", ?6" : "") +
-         ", ?3 * ?4, 1, ?5) ON CONFLICT(" + key +
-         ") DO UPDATE SET q = q + ?3 * (?4 - q), visits = visits + 1, updated = ?5";
-}
-}  // namespace
-
-void Memory::update(const std::vector<int64_t>& ids, Stage stage, double reward) {
+void Memory::update(const std::vector<int64_t>& ids, Stage stage, double credit,
+                    const std::string& attempt_key) {
   if (frozen_) return;
   std::set<int64_t> distinct(ids.begin(), ids.end());
-  std::string now = iso_now();
+  const std::string now = iso_now();
+  const std::string st = stage_name(stage);
   ws_.db().transaction([&] {
-    auto s = ws_.db().prepare(q_upsert(false));
+    auto get = ws_.db().prepare("SELECT q, visits FROM memory_q WHERE item_id=? AND stage=?");
+    auto put = ws_.db().prepare(
+        "INSERT INTO memory_q(item_id, stage, q, visits, updated) VALUES(?,?,?,?,?)"
+        " ON CONFLICT(item_id, stage) DO UPDATE SET q=excluded.q, visits=excluded.visits,"
+        " updated=excluded.updated");
+    auto log = ws_.db().prepare(
+        "INSERT INTO memory_q_updates(attempt_key, item_id, stage, credit, q_before, q_after,"
+        " created) VALUES(?,?,?,?,?,?,?)");
     for (int64_t id : distinct) {
-      s.bind(1, id).bind(2, stage_name(stage)).bind(3, p_.alpha).bind(4, reward).bind(5, now);
-      s.run();
-      s.reset();
+      get.bind(1, id).bind(2, st);
+      const bool held = get.step();
+      const double before = held ? get.real(0) : 0.0;  // Q starts at 0
+      const int64_t visits = held ? get.int64(1) : 0;
+      get.reset();
+      const double after = q_update(before, p_.alpha, credit);
+      put.bind(1, id).bind(2, st).bind(3, after).bind(4, visits + 1).bind(5, now).run();
+      put.reset();
+      log.bind(1, attempt_key)
+          .bind(2, id)
+          .bind(3, st)
+          .bind(4, credit)
+          .bind(5, before)
+          .bind(6, after)
+          .bind(7, now)
+          .run();
+      log.reset();
     }
   });
 }
 
 void Memory::update_bound(const std::vector<int64_t>& ids, Stage stage, const std::string& bound,
-                          double reward) {
+                          double credit) {
   if (frozen_ || bound.empty()) return;
   std::set<int64_t> distinct(ids.begin(), ids.end());
-  std::string now = iso_now();
+  const std::string now = iso_now();
+  const std::string st = stage_name(stage);
   ws_.db().transaction([&] {
-    auto s = ws_.db().prepare(q_upsert(true));
     for (int64_t id : distinct) {
-      s.bind(1, id).bind(2, stage_name(stage)).bind(3, p_.alpha).bind(4, reward).bind(5, now);
-      s.bind(6, bound);
-      s.run();
-      s.reset();
+      QEntry e = q_entry_bound(id, stage, bound);  // Q starts at 0
+      auto put = ws_.db().prepare(
+          "INSERT INTO memory_q_bound(item_id, stage, bound, q, visits, updated)"
+          " VALUES(?,?,?,?,?,?) ON CONFLICT(item_id, stage, bound) DO UPDATE SET q=excluded.q,"
+          " visits=excluded.visits, updated=excluded.updated");
+      put.bind(1, id).bind(2, st).bind(3, bound).bind(4, q_update(e.q, p_.alpha, credit));
+      put.bind(5, static_cast<int64_t>(e.visits + 1)).bind(6, now).run();
     }
   });
 }

@@ -136,8 +136,12 @@ class Memory {
   // The recall pool alone (phase A), best first.
   std::vector<SimilarityIndex::Hit> recall(const MemoryQuery& q, size_t k);
 
-  // Q <- Q + alpha (r - Q) for each distinct id; visits + 1. No-op when frozen.
-  void update(const std::vector<int64_t>& ids, Stage stage, double reward);
+  // Q <- q_update(Q, alpha, credit) for each distinct id (reward.h); visits + 1. Each step is
+  // recorded with the attempt it learned from (attempt_key, "task#idx"; empty outside a run),
+  // the credit and Q before and after: the Q history a report shows (q_history.h). No-op when
+  // frozen.
+  void update(const std::vector<int64_t>& ids, Stage stage, double credit,
+              const std::string& attempt_key = "");
   double q(int64_t id, Stage stage);
   // Q per (item, stage, bound): the same update rule, in the state "start point bound by
   // `bound`" (table memory_q_bound). retrieve() with a query naming a bound ranks an item by

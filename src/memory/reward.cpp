@@ -13,6 +13,10 @@ double refine_reward(bool feasible, double best_ms, double new_ms) {
   return std::tanh(std::log(std::max(best_ms, kFloor)) - std::log(std::max(new_ms, kFloor)));
 }
 
+double q_update(double q, double alpha, double credit) {
+  return q + alpha * (credit - q);
+}
+
 void RunningStats::push(double x) {
   ++n;
   double d = x - mean;

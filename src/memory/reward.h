@@ -11,6 +11,11 @@ double draft_reward(bool feasible);
 // the task's best-so-far latency, in (-1, 1). Non-positive latencies are taken as 1e-6 ms.
 double refine_reward(bool feasible, double best_ms, double new_ms);
 
+// The Q update, the one place its formula is written: Q <- Q + alpha (credit - Q), an
+// exponential moving average of the credits an item's contexts earned. Memory::update applies
+// it and records each step (memory/q_history.h), so no reader replays it.
+double q_update(double q, double alpha, double credit);
+
 // Running mean and variance (Welford), population variance.
 struct RunningStats {
   int64_t n = 0;

@@ -1,4 +1,6 @@
-// Builders of the items an agent adds after attempts (docs/architecture.md §5, Writes). They take
+// Builders of the items an agent adds after attempts (docs/architecture.md §3, step 4
+// "Remember": a trace per attempt, an experience when a draft fixes the failure before it, a
+// best practice when a refinement beats the best). They take
 // plain fields, know nothing about the agent or the verifier, and are deterministic.
 //
 // Tags carry the task's op names, the failure category and, for failures, the names from any

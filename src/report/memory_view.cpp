@@ -2,131 +2,114 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
+#include <algorithm>
+#include <set>
+
+#include "memory/q_history.h"
 
 namespace evk {
 namespace {
 
-bool has_table(Db& db, const std::string& name) {
-  auto s = db.prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?");
-  s.bind(1, name);
-  return s.step();
+using Key = std::pair<Stage, int64_t>;  // (stage, item id)
+
+// What this run's attempts did to the memory, by (stage, item), in attempt order. Records of
+// attempts not in the run's log (rolled back after the record) are left out.
+struct RunRecords {
+  std::map<Key, std::vector<double>> rewards;  // of the attempts with the item in context
+  std::map<Key, std::vector<std::pair<int, QUpdate>>> updates;  // (attempt ordinal, update)
+  std::map<Stage, std::set<int>> attempts_with_context;
+};
+
+// The agent commits attempts and their memory records in one transaction, in attempt id order:
+// an attempt's ordinal in the run is its place in that order, 1-based.
+std::map<std::string, int> attempt_ordinals(const std::vector<Attempt>& attempts) {
+  std::map<std::string, int> ordinal;
+  for (size_t i = 0; i < attempts.size(); ++i)
+    ordinal[fmt::format("{}#{}", attempts[i].task, attempts[i].idx)] = static_cast<int>(i + 1);
+  return ordinal;
 }
 
-struct Update {
-  int ordinal;
-  double reward;
-};
-using Key = std::pair<std::string, int64_t>;  // (stage, item id)
+RunRecords run_records(Db& db, const std::vector<Attempt>& attempts) {
+  const auto ordinal = attempt_ordinals(attempts);
+  RunRecords r;
+  std::map<Key, std::vector<std::pair<int, double>>> rewards;
+  for (const auto& c : context_records(db)) {
+    auto it = ordinal.find(c.attempt_key);
+    if (it == ordinal.end()) continue;
+    rewards[{c.stage, c.item_id}].push_back({it->second, c.reward});
+    r.attempts_with_context[c.stage].insert(it->second);
+  }
+  for (auto& [k, v] : rewards) {
+    std::stable_sort(v.begin(), v.end());
+    for (const auto& [o, reward] : v) r.rewards[k].push_back(reward);
+  }
+  for (const auto& u : q_updates(db)) {
+    auto it = ordinal.find(u.attempt_key);
+    if (it != ordinal.end()) r.updates[{u.stage, u.item_id}].push_back({it->second, u});
+  }
+  for (auto& [k, v] : r.updates)
+    std::stable_sort(v.begin(), v.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+  return r;
+}
+
+// One item's row: its stored Q, and the trajectory of the updates this run applied to it.
+MemoryItemView item_view(const StoredQ& s, Stage stage, const RunRecords& r, bool learned) {
+  MemoryItemView it;
+  it.id = s.id;
+  it.kind = s.kind;
+  it.title = s.title;
+  it.origin_task = s.origin_task;
+  it.q = s.q;
+  it.q0 = s.q;
+  it.visits = s.visits;
+  if (auto f = r.rewards.find({stage, s.id}); f != r.rewards.end()) {
+    it.updates = static_cast<int>(f->second.size());
+    double sum = 0;
+    for (double x : f->second) sum += x;
+    it.mean_reward = sum / static_cast<double>(f->second.size());
+  }
+  auto u = r.updates.find({stage, s.id});
+  if (!learned || u == r.updates.end()) return it;
+  it.q0 = u->second.front().second.q_before;
+  it.trajectory.push_back({0, it.q0});
+  for (const auto& [ordinal, x] : u->second) it.trajectory.push_back({ordinal, x.q_after});
+  return it;
+}
+
+std::string learning_note(bool frozen, bool learned, const RunRecords& r, bool logged) {
+  if (frozen) return "the memory was frozen (--freeze-memory): Q-values were read, never updated";
+  if (learned) return "";
+  if (r.rewards.empty()) return "no attempt had memory items in its context";
+  if (!logged)
+    return "this run's memory predates its Q update log: the values shown are those it ended "
+           "with, without their trajectories";
+  return "Q-values were not updated in this run (its method does not learn them); the values "
+         "shown are those it started with";
+}
 
 }  // namespace
-
-std::vector<double> replay_q(double q0, const std::vector<double>& rewards, double alpha) {
-  std::vector<double> out;
-  out.reserve(rewards.size());
-  double q = q0;
-  for (double r : rewards) {
-    q += alpha * (r - q);
-    out.push_back(q);
-  }
-  return out;
-}
 
 MemoryView load_memory_view(Db& db, const std::vector<Attempt>& attempts, double alpha,
                             bool frozen, size_t top_n) {
   MemoryView v;
   v.alpha = alpha;
   v.attempts = static_cast<int>(attempts.size());
-  if (!has_table(db, "memory_items") || !has_table(db, "memory_q") ||
-      !has_table(db, "memory_provenance")) {
+  if (!has_memory(db)) {
     v.note = "this run kept no memory (its method retrieves nothing)";
     return v;
   }
   v.present = true;
-  {
-    auto s = db.prepare("SELECT kind, count(*) FROM memory_items GROUP BY kind ORDER BY kind");
-    while (s.step()) v.items_by_kind[s.text(0)] = s.int64(1);
-  }
-  // The agent commits attempts and their Q updates in one transaction, in attempt id order.
-  std::map<std::string, int> ordinal;
-  for (size_t i = 0; i < attempts.size(); ++i)
-    ordinal[fmt::format("{}#{}", attempts[i].task, attempts[i].idx)] = static_cast<int>(i + 1);
-  std::map<Key, std::vector<Update>> updates;
-  std::map<std::string, std::map<int, bool>> stage_attempts;
-  {
-    auto s = db.prepare("SELECT attempt_key, item_id, stage, reward FROM memory_provenance");
-    while (s.step()) {
-      auto it = ordinal.find(s.text(0));
-      if (it == ordinal.end()) continue;  // an attempt rolled back after its provenance: none
-      updates[{s.text(2), s.int64(1)}].push_back({it->second, s.real(3)});
-      stage_attempts[s.text(2)][it->second] = true;
-    }
-  }
-  for (auto& [k, u] : updates)
-    std::stable_sort(u.begin(), u.end(),
-                     [](const Update& a, const Update& b) { return a.ordinal < b.ordinal; });
-
-  // Did this run update Q? Then every stored visit count covers this run's updates.
-  int consistent = 0, short_visits = 0;
-  {
-    auto s = db.prepare("SELECT item_id, stage, visits FROM memory_q");
-    while (s.step()) {
-      auto it = updates.find({s.text(1), s.int64(0)});
-      if (it == updates.end()) continue;
-      if (s.int64(2) >= static_cast<int64_t>(it->second.size()))
-        ++consistent;
-      else
-        ++short_visits;
-    }
-  }
-  v.learned = !frozen && consistent > 0 && short_visits == 0;
-  if (frozen)
-    v.note = "the memory was frozen (--freeze-memory): Q-values were read, never updated";
-  else if (!v.learned)
-    v.note = updates.empty() ? "no attempt had memory items in its context"
-                             : "Q-values were not updated in this run (its method does not learn "
-                               "them); the values shown are those it started with";
-
+  v.items_by_kind = items_by_kind(db);
+  const RunRecords r = run_records(db, attempts);
+  v.learned = !frozen && !r.updates.empty();
+  v.note = learning_note(frozen, v.learned, r, has_q_update_log(db));
   for (Stage st : {Stage::Draft, Stage::Refine}) {
-    const std::string stage = stage_name(st);
     StageMemoryView sv;
     sv.stage = st;
-    sv.attempts = static_cast<int>(stage_attempts[stage].size());
-    auto s = db.prepare(
-        "SELECT m.id, m.kind, m.title, m.origin_task, q.q, q.visits FROM memory_q q"
-        " JOIN memory_items m ON m.id = q.item_id WHERE q.stage=? AND q.visits > 0"
-        " ORDER BY q.q DESC, q.visits DESC, m.id LIMIT ?");
-    s.bind(1, stage).bind(2, static_cast<int64_t>(top_n));
-    while (s.step()) {
-      MemoryItemView it;
-      it.id = s.int64(0);
-      it.kind = s.text(1);
-      it.title = s.text(2);
-      it.origin_task = s.text(3);
-      it.q = s.real(4);
-      it.visits = static_cast<int>(s.int64(5));
-      auto u = updates.find({stage, it.id});
-      if (u != updates.end()) {
-        std::vector<double> rewards;
-        for (const auto& x : u->second) rewards.push_back(x.reward);
-        it.updates = static_cast<int>(rewards.size());
-        double sum = 0;
-        for (double r : rewards) sum += r;
-        it.mean_reward = sum / static_cast<double>(rewards.size());
-        if (v.learned) {
-          // Q_k = (1-a)^k q0 + (replay from 0): solve for q0 when the item arrived with visits.
-          double from_zero = replay_q(0, rewards, alpha).back();
-          double decay = std::pow(1 - alpha, static_cast<double>(rewards.size()));
-          if (it.visits > it.updates && decay > 1e-9) it.q0 = (it.q - from_zero) / decay;
-          auto qs = replay_q(it.q0, rewards, alpha);
-          it.trajectory.push_back({0, it.q0});
-          for (size_t i = 0; i < qs.size(); ++i) it.trajectory.push_back({u->second[i].ordinal, qs[i]});
-        }
-      } else {
-        it.q0 = it.q;
-      }
-      sv.top.push_back(std::move(it));
-    }
+    if (auto a = r.attempts_with_context.find(st); a != r.attempts_with_context.end())
+      sv.attempts = static_cast<int>(a->second.size());
+    for (const auto& s : top_q(db, st, top_n)) sv.top.push_back(item_view(s, st, r, v.learned));
     v.stages.push_back(std::move(sv));
   }
   return v;

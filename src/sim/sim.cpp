@@ -143,12 +143,27 @@ Plan refine_plan(const PromptView& p, Rng& rng, const SimOptions& opt, std::stri
 }  // namespace
 
 namespace sim {
+namespace {
+
+// One row per backend of the registry (backends/registry.h), sorted by name: its generator
+// (sim_<backend>.cpp). The sim depends on core only, so it cannot read the registry;
+// Registry.TheSimHasAGeneratorForEveryBackend keeps the two equal.
+struct Generator {
+  const char* backend;
+  GenResult (*generate)(const PromptView&, const Plan&);
+};
+const Generator kGenerators[] = {
+    {"ascendc", generate_ascendc},
+    {"cpu", generate},
+    {"cuda", generate_cuda},
+    {"opencl", generate_opencl},
+};
+
+}  // namespace
+
 GenResult generate_for_backend(const PromptView& p, const Plan& plan) {
-  // One line per backend with a generator of its own (sim_<backend>.cpp).
-  if (p.backend == "cpu") return generate(p, plan);
-  if (p.backend == "cuda") return generate_cuda(p, plan);
-  if (p.backend == "opencl") return generate_opencl(p, plan);
-  if (p.backend == "ascendc") return generate_ascendc(p, plan);
+  for (const auto& g : kGenerators)
+    if (p.backend == g.backend) return g.generate(p, plan);
   GenResult r;
   r.ok = false;
   if (p.backend.empty()) {
@@ -162,6 +177,12 @@ GenResult generate_for_backend(const PromptView& p, const Plan& plan) {
   return r;
 }
 }  // namespace sim
+
+std::vector<std::string> sim_backends() {
+  std::vector<std::string> out;
+  for (const auto& g : sim::kGenerators) out.push_back(g.backend);
+  return out;
+}
 
 namespace {
 

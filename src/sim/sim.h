@@ -1,6 +1,7 @@
 // The offline coder (`--model sim`, docs/architecture.md §8): a stochastic program generator that
 // reads only the rendered prompt text (the same text a real model gets) and answers with real
-// code for the prompt's backend (C++ with OpenMP, OpenCL, CUDA), built from per-operator templates. It is a labelled simulator,
+// code for the prompt's backend (the "`NAME` backend" its first lines name: C++ with OpenMP for
+// cpu, OpenCL, CUDA, Ascend C), built from per-operator templates. It is a labelled simulator,
 // never presented as a language model: its replies and code say so.
 //
 // Contract relied upon by callers and tests:
@@ -17,6 +18,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/config.h"
 
@@ -31,5 +33,8 @@ struct SimOptions {
 SimOptions sim_options(const Config& config);
 
 std::string sim_reply(const std::string& prompt, uint64_t seed, const SimOptions& opt = {});
+
+// The backends the sim has a generator for, sorted: the registry's (backends/registry.h).
+std::vector<std::string> sim_backends();
 
 }  // namespace evk

@@ -95,6 +95,11 @@ void Gen::open_for_range(const std::string& var, const std::string& lo, const st
   ++indent_;
 }
 
+void Gen::open_block(const std::string& header) {
+  line(header);
+  ++indent_;
+}
+
 void Gen::close(int n) {
   for (int k = 0; k < n; ++k) {
     --indent_;

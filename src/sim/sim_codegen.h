@@ -75,6 +75,8 @@ class Gen {
   void open_for(const std::string& var, int64_t n, const std::string& pragma = "");
   void open_for_range(const std::string& var, const std::string& lo, const std::string& hi,
                       const std::string& pragma = "");
+  // Emits `header`, a loop head ending in `{` that open_for cannot spell, and indents.
+  void open_block(const std::string& header);
   void close(int n = 1);
   // Opens one loop per dim (vars prefix0, prefix1, ...); the outermost carries the parallel
   // pragma when `par`, the innermost `#pragma omp simd` when the simd move is on and `simd`.

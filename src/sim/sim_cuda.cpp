@@ -137,166 +137,181 @@ class CudaGen : public DeviceGen {
   }
 
   std::string kernels() const {
-    std::ostringstream s;
-    std::string out_guard = pit("off_by_one_write") ? "n - 1" : "n";
     switch (main_) {
       case Main::kElementwise:
-        if (move("simd") && operands_.empty()) {
-          s << "__global__ void fused4(const float4* __restrict__ x, float4* __restrict__ y, "
-               "int64_t n4) {\n"
-            << "  for (int64_t i = " << index_start() << "; i < n4;\n"
-            << "       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {\n"
-            << "    float4 v = x[i];\n"
-            << epilogue4("    ") << "    y[i] = v;\n  }\n}\n\n";
-        }
-        s << "__global__ void fused(const float* __restrict__ x, float* __restrict__ y, int64_t "
-             "from, int64_t n"
-          << operand_params() << ") {\n";
-        if (move("omp"))
-          s << "  for (int64_t i = from + " << index_start() << "; i < " << out_guard
-            << "; i += static_cast<int64_t>(gridDim.x) * blockDim.x)\n";
-        else
-          s << "  const int64_t i = from + " << index_start() << ";\n  if (i < " << out_guard
-            << ")\n";
-        s << "    y[i] = " << epilogue("x[i]", "i") << ";\n}\n";
-        break;
-      case Main::kRow: {
-        bool race = pit("parallel_reduction_race");
-        s << "constexpr int kThreads = 256;\n\n"
-          << "__device__ float block_reduce(float v, bool is_max, float* smem) {\n"
-          << "  for (int o = 16; o > 0; o >>= 1) {\n"
-          << "    const float w = __shfl_xor_sync(0xffffffffu, v, o);\n"
-          << "    v = is_max ? fmaxf(v, w) : v + w;\n  }\n"
-          << "  if ((threadIdx.x & 31) == 0) smem[threadIdx.x >> 5] = v;\n"
-          << (race ? "" : "  __syncthreads();\n") << "  float r = smem[0];\n"
-          << "  for (int w = 1; w < kThreads / 32; ++w) r = is_max ? fmaxf(r, smem[w]) : r + "
-             "smem[w];\n"
-          << "  __syncthreads();  // smem is reused by the next reduction\n"
-          << "  return r;\n}\n\n";
-        std::string params = row_op_ == "layer_norm"
-                                 ? ", const float* __restrict__ w, const float* __restrict__ b"
-                                 : "";
-        s << "__global__ void row_op(const float* __restrict__ x, float* __restrict__ y, int64_t "
-             "cols"
-          << params << operand_params() << ") {\n"
-          << "  __shared__ float smem[32];\n"
-          << shared_overflow() << "  const float* row = x + blockIdx.x * cols;\n"
-          << "  float* dst = y + blockIdx.x * cols;\n";
-        std::string idx = "blockIdx.x * cols + j";
-        if (row_op_ == "layer_norm") {
-          s << "  float s = 0.0f;\n"
-            << "  for (int64_t j = threadIdx.x; j < cols; j += kThreads) s += row[j];\n"
-            << "  const float mean = block_reduce(s, false, smem) / static_cast<float>(cols);\n"
-            << "  float q = 0.0f;\n"
-            << "  for (int64_t j = threadIdx.x; j < cols; j += kThreads) q += (row[j] - mean) * "
-               "(row[j] - mean);\n"
-            << "  const float rstd = rsqrtf(block_reduce(q, false, smem) / "
-               "static_cast<float>(cols) + "
-            << flt(ln_eps_) << ");\n"
-            << "  for (int64_t j = threadIdx.x; j < cols; j += kThreads)\n"
-            << "    dst[j] = " << epilogue("((row[j] - mean) * rstd * w[j] + b[j])", idx) << ";\n";
-        } else {
-          bool no_shift = pit("softmax_no_max_shift");
-          if (no_shift) {
-            s << "  const float m = 0.0f;\n";
-          } else {
-            s << "  float m = -INFINITY;\n"
-              << "  for (int64_t j = threadIdx.x; j < cols; j += kThreads) m = fmaxf(m, row[j]);\n"
-              << "  m = block_reduce(m, true, smem);\n";
-          }
-          s << "  float s = 0.0f;\n"
-            << "  for (int64_t j = threadIdx.x; j < cols; j += kThreads) s += expf(row[j] - m);\n"
-            << "  s = block_reduce(s, false, smem);\n";
-          std::string v =
-              row_op_ == "log_softmax" ? "(row[j] - m - logf(s))" : "(expf(row[j] - m) / s)";
-          s << "  for (int64_t j = threadIdx.x; j < cols; j += kThreads) dst[j] = "
-            << epilogue(v, idx) << ";\n";
-        }
-        s << "}\n";
-        break;
+        return elementwise_kernels();
+      case Main::kRow:
+        return row_kernel();
+      case Main::kReduce:
+        return reduce_kernel();
+      case Main::kProduct:
+        return product_kernel();
+    }
+    return "";
+  }
+
+  // A grid-stride (omp move) or one-thread-per-element chain, with a float4 variant (simd).
+  std::string elementwise_kernels() const {
+    std::ostringstream s;
+    std::string out_guard = pit("off_by_one_write") ? "n - 1" : "n";
+    if (move("simd") && operands_.empty()) {
+      s << "__global__ void fused4(const float4* __restrict__ x, float4* __restrict__ y, "
+           "int64_t n4) {\n"
+        << "  for (int64_t i = " << index_start() << "; i < n4;\n"
+        << "       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {\n"
+        << "    float4 v = x[i];\n"
+        << epilogue4("    ") << "    y[i] = v;\n  }\n}\n\n";
+    }
+    s << "__global__ void fused(const float* __restrict__ x, float* __restrict__ y, int64_t "
+         "from, int64_t n"
+      << operand_params() << ") {\n";
+    if (move("omp"))
+      s << "  for (int64_t i = from + " << index_start() << "; i < " << out_guard
+        << "; i += static_cast<int64_t>(gridDim.x) * blockDim.x)\n";
+    else
+      s << "  const int64_t i = from + " << index_start() << ";\n  if (i < " << out_guard << ")\n";
+    s << "    y[i] = " << epilogue("x[i]", "i") << ";\n}\n";
+    return s.str();
+  }
+
+  // One block per row: softmax, log_softmax or layer_norm over block-wide reductions.
+  std::string row_kernel() const {
+    std::ostringstream s;
+    bool race = pit("parallel_reduction_race");
+    s << "constexpr int kThreads = 256;\n\n"
+      << "__device__ float block_reduce(float v, bool is_max, float* smem) {\n"
+      << "  for (int o = 16; o > 0; o >>= 1) {\n"
+      << "    const float w = __shfl_xor_sync(0xffffffffu, v, o);\n"
+      << "    v = is_max ? fmaxf(v, w) : v + w;\n  }\n"
+      << "  if ((threadIdx.x & 31) == 0) smem[threadIdx.x >> 5] = v;\n"
+      << (race ? "" : "  __syncthreads();\n") << "  float r = smem[0];\n"
+      << "  for (int w = 1; w < kThreads / 32; ++w) r = is_max ? fmaxf(r, smem[w]) : r + "
+         "smem[w];\n"
+      << "  __syncthreads();  // smem is reused by the next reduction\n"
+      << "  return r;\n}\n\n";
+    std::string params =
+        row_op_ == "layer_norm" ? ", const float* __restrict__ w, const float* __restrict__ b" : "";
+    s << "__global__ void row_op(const float* __restrict__ x, float* __restrict__ y, int64_t "
+         "cols"
+      << params << operand_params() << ") {\n"
+      << "  __shared__ float smem[32];\n"
+      << shared_overflow() << "  const float* row = x + blockIdx.x * cols;\n"
+      << "  float* dst = y + blockIdx.x * cols;\n";
+    std::string idx = "blockIdx.x * cols + j";
+    if (row_op_ == "layer_norm") {
+      s << "  float s = 0.0f;\n"
+        << "  for (int64_t j = threadIdx.x; j < cols; j += kThreads) s += row[j];\n"
+        << "  const float mean = block_reduce(s, false, smem) / static_cast<float>(cols);\n"
+        << "  float q = 0.0f;\n"
+        << "  for (int64_t j = threadIdx.x; j < cols; j += kThreads) q += (row[j] - mean) * "
+           "(row[j] - mean);\n"
+        << "  const float rstd = rsqrtf(block_reduce(q, false, smem) / "
+           "static_cast<float>(cols) + "
+        << flt(ln_eps_) << ");\n"
+        << "  for (int64_t j = threadIdx.x; j < cols; j += kThreads)\n"
+        << "    dst[j] = " << epilogue("((row[j] - mean) * rstd * w[j] + b[j])", idx) << ";\n";
+    } else {
+      bool no_shift = pit("softmax_no_max_shift");
+      if (no_shift) {
+        s << "  const float m = 0.0f;\n";
+      } else {
+        s << "  float m = -INFINITY;\n"
+          << "  for (int64_t j = threadIdx.x; j < cols; j += kThreads) m = fmaxf(m, row[j]);\n"
+          << "  m = block_reduce(m, true, smem);\n";
       }
-      case Main::kReduce: {
-        s << "__global__ void reduce_dim(const float* __restrict__ x, float* __restrict__ y, "
-             "int64_t outer,\n"
-          << "                           int64_t reduced, int64_t inner" << operand_params()
-          << ") {\n"
-          << shared_overflow() << "  const int64_t o = " << index_start() << ";\n"
-          << "  if (o >= outer * inner) return;\n"
-          << "  const float* p = x + (o / inner) * reduced * inner + o % inner;\n";
-        std::string init = red_op_ == "amax"   ? "-INFINITY"
-                           : red_op_ == "amin" ? "INFINITY"
-                                               : "0.0f";
-        std::string step = red_op_ == "amax"   ? "acc = fmaxf(acc, p[r * inner]);"
-                           : red_op_ == "amin" ? "acc = fminf(acc, p[r * inner]);"
-                                               : "acc += p[r * inner];";
-        if (pit("no_init_reduction") && feat_.accum_final) {
-          s << "  for (int64_t r = 0; r < reduced; ++r) y[o] += p[r * inner];\n";
-          s << "  float acc = y[o];\n";
-        } else {
-          s << "  float acc = " << init << ";\n  for (int64_t r = 0; r < reduced; ++r) " << step
-            << "\n";
-        }
-        if (red_op_ == "mean")
-          s << "  acc /= static_cast<float>(" << (pit("mean_wrong_count") ? "inner" : "reduced")
-            << ");\n";
-        s << "  y[o] = " << epilogue("acc", "o") << ";\n}\n";
-        break;
-      }
-      case Main::kProduct: {
-        bool t_w = pit("transposed_weight");
-        // B[k][n]: matmul reads b[k * n + col]; linear reads W[col][k] = w[col * K + k].
-        auto b_at = [&](const std::string& kk, const std::string& col) {
-          bool as_linear = linear_ != t_w;
-          return as_linear ? "b[static_cast<int64_t>(" + col + ") * k + " + kk + "]"
-                           : "b[static_cast<int64_t>(" + kk + ") * n + " + col + "]";
-        };
-        std::string bias = lin_bias_ >= 0 ? ", const float* __restrict__ bias" : "";
-        std::string add_bias = lin_bias_ >= 0 ? " + bias[col]" : "";
-        if (move("tile")) {
-          bool tail = pit("tile_tail");
-          s << "constexpr int kTile = 32;\n\n"
-            << "__global__ void product(const float* __restrict__ a, const float* __restrict__ b,\n"
-            << "                        float* __restrict__ c, int m, int n, int k" << bias
-            << operand_params() << ") {\n"
-            << "  __shared__ float as[kTile][kTile + 1];\n  __shared__ float bs[kTile][kTile + "
-               "1];\n"
-            << shared_overflow() << "  const int tx = threadIdx.x, ty = threadIdx.y;\n"
-            << "  const int row0 = blockIdx.y * kTile, col = blockIdx.x * kTile + tx;\n"
-            << "  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};\n"
-            << "  for (int k0 = 0; k0 < k; k0 += kTile) {\n"
-            << "    for (int r = ty; r < kTile; r += 8) {\n"
-            << "      const int ar = row0 + r, ac = k0 + tx, br = k0 + r;\n";
-          if (tail)
-            s << "      as[r][tx] = a[static_cast<int64_t>(ar) * k + ac];\n"
-              << "      bs[r][tx] = " << b_at("br", "col") << ";\n";
-          else
-            s << "      as[r][tx] = ar < m && ac < k ? a[static_cast<int64_t>(ar) * k + ac] : "
-                 "0.0f;\n"
-              << "      bs[r][tx] = br < k && col < n ? " << b_at("br", "col") << " : 0.0f;\n";
-          s << "    }\n    __syncthreads();\n"
-            << "    for (int kk = 0; kk < kTile; ++kk)\n"
-            << "      for (int i = 0; i < 4; ++i) acc[i] += as[ty + 8 * i][kk] * bs[kk][tx];\n"
-            << "    __syncthreads();\n  }\n"
-            << "  for (int i = 0; i < 4; ++i) {\n"
-            << "    const int r = row0 + ty + 8 * i;\n"
-            << "    if (r < m && col < n) c[static_cast<int64_t>(r) * n + col] = "
-            << epilogue("(acc[i]" + add_bias + ")", "static_cast<int64_t>(r) * n + col") << ";\n"
-            << "  }\n}\n";
-        } else {
-          s << "__global__ void product(const float* __restrict__ a, const float* __restrict__ b,\n"
-            << "                        float* __restrict__ c, int m, int n, int k" << bias
-            << operand_params() << ") {\n"
-            << shared_overflow() << "  const int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
-            << "  const int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
-            << "  if (row >= m || col >= n) return;\n"
-            << "  float acc = 0.0f;\n"
-            << "  for (int kk = 0; kk < k; ++kk) acc += a[static_cast<int64_t>(row) * k + kk] * "
-            << b_at("kk", "col") << ";\n"
-            << "  c[static_cast<int64_t>(row) * n + col] = "
-            << epilogue("(acc" + add_bias + ")", "static_cast<int64_t>(row) * n + col") << ";\n}\n";
-        }
-        break;
-      }
+      s << "  float s = 0.0f;\n"
+        << "  for (int64_t j = threadIdx.x; j < cols; j += kThreads) s += expf(row[j] - m);\n"
+        << "  s = block_reduce(s, false, smem);\n";
+      std::string v =
+          row_op_ == "log_softmax" ? "(row[j] - m - logf(s))" : "(expf(row[j] - m) / s)";
+      s << "  for (int64_t j = threadIdx.x; j < cols; j += kThreads) dst[j] = " << epilogue(v, idx)
+        << ";\n";
+    }
+    s << "}\n";
+    return s.str();
+  }
+
+  // One thread per output element, reducing one dimension.
+  std::string reduce_kernel() const {
+    std::ostringstream s;
+    s << "__global__ void reduce_dim(const float* __restrict__ x, float* __restrict__ y, "
+         "int64_t outer,\n"
+      << "                           int64_t reduced, int64_t inner" << operand_params() << ") {\n"
+      << shared_overflow() << "  const int64_t o = " << index_start() << ";\n"
+      << "  if (o >= outer * inner) return;\n"
+      << "  const float* p = x + (o / inner) * reduced * inner + o % inner;\n";
+    std::string init = red_op_ == "amax" ? "-INFINITY" : red_op_ == "amin" ? "INFINITY" : "0.0f";
+    std::string step = red_op_ == "amax"   ? "acc = fmaxf(acc, p[r * inner]);"
+                       : red_op_ == "amin" ? "acc = fminf(acc, p[r * inner]);"
+                                           : "acc += p[r * inner];";
+    if (pit("no_init_reduction") && feat_.accum_final) {
+      s << "  for (int64_t r = 0; r < reduced; ++r) y[o] += p[r * inner];\n";
+      s << "  float acc = y[o];\n";
+    } else {
+      s << "  float acc = " << init << ";\n  for (int64_t r = 0; r < reduced; ++r) " << step
+        << "\n";
+    }
+    if (red_op_ == "mean")
+      s << "  acc /= static_cast<float>(" << (pit("mean_wrong_count") ? "inner" : "reduced")
+        << ");\n";
+    s << "  y[o] = " << epilogue("acc", "o") << ";\n}\n";
+    return s.str();
+  }
+
+  // matmul / linear: one thread per output element, or shared-memory tiles (tile move).
+  std::string product_kernel() const {
+    std::ostringstream s;
+    bool t_w = pit("transposed_weight");
+    // B[k][n]: matmul reads b[k * n + col]; linear reads W[col][k] = w[col * K + k].
+    auto b_at = [&](const std::string& kk, const std::string& col) {
+      bool as_linear = linear_ != t_w;
+      return as_linear ? "b[static_cast<int64_t>(" + col + ") * k + " + kk + "]"
+                       : "b[static_cast<int64_t>(" + kk + ") * n + " + col + "]";
+    };
+    std::string bias = lin_bias_ >= 0 ? ", const float* __restrict__ bias" : "";
+    std::string add_bias = lin_bias_ >= 0 ? " + bias[col]" : "";
+    if (move("tile")) {
+      bool tail = pit("tile_tail");
+      s << "constexpr int kTile = 32;\n\n"
+        << "__global__ void product(const float* __restrict__ a, const float* __restrict__ b,\n"
+        << "                        float* __restrict__ c, int m, int n, int k" << bias
+        << operand_params() << ") {\n"
+        << "  __shared__ float as[kTile][kTile + 1];\n  __shared__ float bs[kTile][kTile + "
+           "1];\n"
+        << shared_overflow() << "  const int tx = threadIdx.x, ty = threadIdx.y;\n"
+        << "  const int row0 = blockIdx.y * kTile, col = blockIdx.x * kTile + tx;\n"
+        << "  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};\n"
+        << "  for (int k0 = 0; k0 < k; k0 += kTile) {\n"
+        << "    for (int r = ty; r < kTile; r += 8) {\n"
+        << "      const int ar = row0 + r, ac = k0 + tx, br = k0 + r;\n";
+      if (tail)
+        s << "      as[r][tx] = a[static_cast<int64_t>(ar) * k + ac];\n"
+          << "      bs[r][tx] = " << b_at("br", "col") << ";\n";
+      else
+        s << "      as[r][tx] = ar < m && ac < k ? a[static_cast<int64_t>(ar) * k + ac] : "
+             "0.0f;\n"
+          << "      bs[r][tx] = br < k && col < n ? " << b_at("br", "col") << " : 0.0f;\n";
+      s << "    }\n    __syncthreads();\n"
+        << "    for (int kk = 0; kk < kTile; ++kk)\n"
+        << "      for (int i = 0; i < 4; ++i) acc[i] += as[ty + 8 * i][kk] * bs[kk][tx];\n"
+        << "    __syncthreads();\n  }\n"
+        << "  for (int i = 0; i < 4; ++i) {\n"
+        << "    const int r = row0 + ty + 8 * i;\n"
+        << "    if (r < m && col < n) c[static_cast<int64_t>(r) * n + col] = "
+        << epilogue("(acc[i]" + add_bias + ")", "static_cast<int64_t>(r) * n + col") << ";\n"
+        << "  }\n}\n";
+    } else {
+      s << "__global__ void product(const float* __restrict__ a, const float* __restrict__ b,\n"
+        << "                        float* __restrict__ c, int m, int n, int k" << bias
+        << operand_params() << ") {\n"
+        << shared_overflow() << "  const int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        << "  const int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        << "  if (row >= m || col >= n) return;\n"
+        << "  float acc = 0.0f;\n"
+        << "  for (int kk = 0; kk < k; ++kk) acc += a[static_cast<int64_t>(row) * k + kk] * "
+        << b_at("kk", "col") << ";\n"
+        << "  c[static_cast<int64_t>(row) * n + col] = "
+        << epilogue("(acc" + add_bias + ")", "static_cast<int64_t>(row) * n + col") << ";\n}\n";
     }
     return s.str();
   }

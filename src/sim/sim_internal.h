@@ -129,7 +129,7 @@ struct GenResult {
 GenResult generate(const PromptView& p, const Plan& plan);
 
 // The generator for p.backend: generate() for cpu; other backends each have their own
-// generator in sim_<backend>.cpp, registered in sim.cpp's generate_for_backend.
+// generator in sim_<backend>.cpp, a row of sim.cpp's kGenerators.
 GenResult generate_for_backend(const PromptView& p, const Plan& plan);
 // sim_cuda.cpp: CUDA kernels for elementwise chains, row reductions (softmax, log_softmax,
 // layer_norm), reductions over one dimension and matmul/linear, each with an elementwise

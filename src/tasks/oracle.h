@@ -1,8 +1,10 @@
 // The oracle client: runs oracle/evk_oracle.py (PyTorch through /usr/bin/python3) in a
-// subprocess with a time limit and caches its results in the workspace, keyed by the task
-// file's content hash, the seed, the fitting limit, the thread count and the eager baseline
-// (tasks/baseline.h: torch, its BLAS, the CPU capability). A reference is timed as a kernel
-// is: pinned to CPUs of its own, with torch, OpenMP and the BLAS on the same thread count.
+// subprocess with a time limit and caches its results in the workspace under cache/refs/,
+// keyed by the task (id and content hash), the oracle's own hash (oracle_hash), the fitting
+// bounds (max elements, max GFLOP), the thread count, the seed (or, for extra input sets, the
+// seed and variant counts) and the eager baseline (tasks/baseline.h: torch, its BLAS, the CPU
+// capability). A reference is timed as a kernel is: pinned to CPUs of its own, with torch,
+// OpenMP and the BLAS on the same thread count.
 #pragma once
 #include <map>
 #include <string>

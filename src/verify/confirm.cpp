@@ -41,6 +41,133 @@ struct Side {
   std::vector<double> per_call_ms;
 };
 
+// The best and the candidate. Whichever way a measurement stops, each started runner is told
+// to quit and is reaped when this goes out of scope.
+struct Sides {
+  Side side[2];
+  Sides() {
+    side[0].name = "the best";
+    side[1].name = "the candidate";
+  }
+  ~Sides() {
+    for (auto& s : side) {
+      if (!s.session) continue;
+      try {
+        if (!s.session->ended()) (void)s.session->quit();
+        (void)s.session->finish();
+      } catch (const std::exception&) {  // the session's own destructor still ends the runner
+      }
+    }
+  }
+  Side* begin() { return side; }
+  Side* end() { return side + 2; }
+};
+
+// The one input set both sides are timed on: its reference outputs, tolerance and the slots a
+// batch may fill. Not copied: session_set points into set.
+struct Bench {
+  TrialSet set;
+  std::vector<std::string> abi;
+  SessionSet session_set;
+  Tolerance tol;
+  int slots = 1;
+
+  Bench(const Reference& ref, const VerifyOptions& opt)
+      : set(trial_set(ref, "seed 0", "seed 0")), tol(task_tolerance(ref, opt)) {
+    for (const auto& t : ref.abi) abi.push_back(t.name);
+    for (const auto& x : set.inputs) session_set.inputs.push_back(&x);
+    session_set.outputs = set.specs;
+    RunnerSet probe;
+    probe.outputs = set.specs;
+    slots = static_cast<int>(
+        std::clamp<uint64_t>((256ull << 20) / std::max<size_t>(probe.record_bytes(), 1), 1, 64));
+  }
+  Bench(const Bench&) = delete;
+  Bench& operator=(const Bench&) = delete;
+};
+
+// Compiles both sources into their sides; the reason when one cannot be measured.
+std::optional<std::string> compile_sides(Backend& backend, Sides& sides,
+                                         const std::string* sources[2], const VerifyOptions& opt) {
+  for (int k = 0; k < 2; ++k) {
+    Side& s = sides.side[k];
+    CompileResult cr = backend.compile(*sources[k], s.dir.path(), opt.compile_timeout_s);
+    if (!cr.ok) return s.name + " no longer compiles: " + cr.feedback.substr(0, 300);
+    if (auto bad = backend.check_artifact(cr.artifact)) return s.name + ": " + *bad;
+    s.library = cr.artifact.string();
+  }
+  return std::nullopt;
+}
+
+// Starts both runners on the same CPUs (only one of them runs at any moment) and waits until
+// each holds the set; the reason when one ended first.
+std::optional<std::string> start_sides(Backend& backend, Sides& sides, const Bench& b,
+                                       const CpuLease& lease, const VerifyOptions& opt) {
+  for (auto& s : sides) {
+    RunnerLimits lim = runner_limits(backend.runner(s.dir.path()), opt);
+    lim.cpus = lease.cpus();
+    s.session = std::make_unique<RunnerSession>(s.library, b.abi,
+                                                std::vector<SessionSet>{b.session_set}, b.slots);
+    s.session->start(lim, s.dir.path().string());
+  }
+  for (auto& s : sides)
+    if (!s.session->wait_ready() || !s.session->load(0, 0))
+      return s.name + "'s runner ended before timing";
+  return std::nullopt;
+}
+
+// A batch of n calls on one side, ms per call; nothing when a call failed or the last slot's
+// outputs do not match the reference.
+std::optional<double> time_batch(Side& s, int n, const Bench& b) {
+  std::vector<std::pair<int, int>> calls;
+  for (int k = 0; k < n; ++k) calls.emplace_back(0, k);
+  auto r = s.session->run(calls, {0});
+  if (!r.ok || !r.exception.empty() || r.rc != 0 || !r.mutated.empty()) return std::nullopt;
+  auto off = output_offsets(s.session->set(0));
+  for (size_t i = 0; i < b.set.outputs.size(); ++i)
+    if (!compare_output(b.set.outputs[i], s.session->slot(n - 1) + off[i], b.tol).ok)
+      return std::nullopt;
+  return r.wall_ms / n;
+}
+
+std::string retime_failed(const Side& s) {
+  return s.name + " failed or gave wrong outputs when re-timed";
+}
+
+// Warm-up, three calls each (the first pays page faults): the slower side's fastest call (ms)
+// sizes the batches.
+std::optional<std::string> warm_up(Sides& sides, const Bench& b, double& slow) {
+  slow = 0;
+  for (auto& s : sides) {
+    double fastest = 1e30;
+    for (int w = 0; w < 3; ++w) {
+      auto t = time_batch(s, 1, b);
+      if (!t) return retime_failed(s);
+      fastest = std::min(fastest, *t);
+    }
+    slow = std::max(slow, fastest);
+  }
+  return std::nullopt;
+}
+
+// `rounds` rounds of a batch of n calls per side, interleaved (A B, then B A): the ratio of
+// the best's time to the candidate's per round.
+std::optional<std::string> timed_rounds(Sides& sides, const Bench& b, int n, int rounds,
+                                        std::vector<double>& ratios) {
+  for (int r = 0; r < rounds; ++r) {
+    double ms[2] = {0, 0};
+    for (int step = 0; step < 2; ++step) {
+      int k = (r % 2 == 0) ? step : 1 - step;
+      auto t = time_batch(sides.side[k], n, b);
+      if (!t) return retime_failed(sides.side[k]);
+      ms[k] = *t;
+      sides.side[k].per_call_ms.push_back(*t);
+    }
+    ratios.push_back(ms[1] > 0 ? ms[0] / ms[1] : 0);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 nlohmann::json Confirmation::to_json() const {
@@ -121,99 +248,21 @@ Confirmation Verifier::measure_confirmation(const TaskInfo& task, const std::str
   try {
     auto backend = make_backend(opt.backend);
     if (auto why = backend->device_unavailable()) return failed("no device: " + *why);
-    Side sides[2];
-    sides[0].name = "the best";
-    sides[1].name = "the candidate";
+    Sides sides;
     const std::string* sources[2] = {&best_source, &candidate_source};
-    for (int k = 0; k < 2; ++k) {
-      CompileResult cr = backend->compile(*sources[k], sides[k].dir.path(), opt.compile_timeout_s);
-      if (!cr.ok)
-        return failed(sides[k].name + " no longer compiles: " + cr.feedback.substr(0, 300));
-      if (auto bad = backend->check_artifact(cr.artifact))
-        return failed(sides[k].name + ": " + *bad);
-      sides[k].library = cr.artifact.string();
-    }
-    std::vector<Reference> refs = references(task, 1);
-    TrialSet set = trial_set(refs.at(0), "seed 0", "seed 0");
-    std::vector<std::string> abi;
-    for (const auto& t : refs[0].abi) abi.push_back(t.name);
-    SessionSet ss;
-    for (const auto& x : set.inputs) ss.inputs.push_back(&x);
-    ss.outputs = set.specs;
-    RunnerSet probe;
-    probe.outputs = set.specs;
-    const int slots = static_cast<int>(
-        std::clamp<uint64_t>((256ull << 20) / std::max<size_t>(probe.record_bytes(), 1), 1, 64));
-    Tolerance tol = task_tolerance(refs[0], opt);
-
-    // The same CPUs for both: only one of them runs at any moment.
+    if (auto why = compile_sides(*backend, sides, sources, opt)) return failed(*why);
+    const Bench b(references(task, 1).at(0), opt);
     CpuLease lease(opt.threads);
-    for (auto& s : sides) {
-      RunnerLimits lim = runner_limits(backend->runner(s.dir.path()), opt);
-      lim.cpus = lease.cpus();
-      s.session =
-          std::make_unique<RunnerSession>(s.library, abi, std::vector<SessionSet>{ss}, slots);
-      s.session->start(lim, s.dir.path().string());
-    }
-    auto end_all = [&] {
-      for (auto& s : sides) {
-        if (!s.session->ended()) (void)s.session->quit();
-        (void)s.session->finish();
-      }
-    };
-    // A batch of n calls on one side; its outputs' last slot checked against the reference.
-    auto batch = [&](Side& s, int n) -> std::optional<double> {
-      std::vector<std::pair<int, int>> calls;
-      for (int k = 0; k < n; ++k) calls.emplace_back(0, k);
-      auto b = s.session->run(calls, {0});
-      if (!b.ok || !b.exception.empty() || b.rc != 0 || !b.mutated.empty()) return std::nullopt;
-      auto off = output_offsets(s.session->set(0));
-      for (size_t i = 0; i < set.outputs.size(); ++i)
-        if (!compare_output(set.outputs[i], s.session->slot(n - 1) + off[i], tol).ok)
-          return std::nullopt;
-      return b.wall_ms / n;
-    };
-    for (auto& s : sides)
-      if (!s.session->wait_ready() || !s.session->load(0, 0)) {
-        end_all();
-        return failed(s.name + "'s runner ended before timing");
-      }
-    // Warm-up (three calls each: the first pays page faults), then batches sized for the
-    // slower of the two by its fastest warm-up call.
+    if (auto why = start_sides(*backend, sides, b, lease, opt)) return failed(*why);
     double slow = 0;
-    for (auto& s : sides) {
-      double fastest = 1e30;
-      for (int w = 0; w < 3; ++w) {
-        auto t = batch(s, 1);
-        if (!t) {
-          end_all();
-          return failed(s.name + " failed or gave wrong outputs when re-timed");
-        }
-        fastest = std::min(fastest, *t);
-      }
-      slow = std::max(slow, fastest);
-    }
+    if (auto why = warm_up(sides, b, slow)) return failed(*why);
     const int n =
-        std::clamp(static_cast<int>(copt.batch_target_ms / std::max(slow, 1e-3)), 1, slots);
+        std::clamp(static_cast<int>(copt.batch_target_ms / std::max(slow, 1e-3)), 1, b.slots);
     std::vector<double> ratios;
-    for (int r = 0; r < copt.rounds; ++r) {
-      double ms[2] = {0, 0};
-      for (int step = 0; step < 2; ++step) {
-        int k = (r % 2 == 0) ? step : 1 - step;  // A B, then B A
-        auto t = batch(sides[k], n);
-        if (!t) {
-          end_all();
-          return failed(sides[k].name + " failed or gave wrong outputs when re-timed");
-        }
-        ms[k] = *t;
-        sides[k].per_call_ms.push_back(*t);
-      }
-      ratios.push_back(ms[1] > 0 ? ms[0] / ms[1] : 0);
-    }
-    end_all();
+    if (auto why = timed_rounds(sides, b, n, copt.rounds, ratios)) return failed(*why);
     Confirmation c = judge_rounds(ratios, copt);
-    c.best_ms = quantile(sides[0].per_call_ms, 0.5);
-    c.candidate_ms = quantile(sides[1].per_call_ms, 0.5);
+    c.best_ms = quantile(sides.side[0].per_call_ms, 0.5);
+    c.candidate_ms = quantile(sides.side[1].per_call_ms, 0.5);
     c.note = fmt::format("{} rounds of {} calls each, interleaved on CPU(s) {}", c.rounds, n,
                          fmt::join(lease.cpus(), ","));
     return c;

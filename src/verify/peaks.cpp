@@ -66,7 +66,8 @@ MachinePeaks measure(int threads) {
   ProcessResult r = run_process(
       {runner_path().string(), "--measure-peaks", "--threads", std::to_string(threads)}, o);
   if (!r.ok())
-    throw Error("measuring the machine's peaks failed: evk-runner " + r.describe() + ": " + r.err);
+    throw Error("measuring the machine's peaks failed (run `evokernel doctor`): evk-runner " +
+                r.describe() + ": " + r.err);
   auto j = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
   MachinePeaks p = from_json(j, threads);
   p.measurements = 1;

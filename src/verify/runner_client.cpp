@@ -71,14 +71,19 @@ JailSpec jail_for(const RunnerLimits& lim, const fs::path& exe,
   for (const auto& p : split_paths(env("EVK_RUNNER_FS_READ")))
     if (fs::exists(p) && !in_system_tree(p) && !under(p, wd))
       s.binds.push_back({fs::weakly_canonical(p).string(), false});
-  if (env("EVK_RUNNER_OPENCL") == "1" && fs::is_directory("/etc/OpenCL"))
-    s.binds.push_back({"/etc/OpenCL", false});  // the ICD loader's vendor list
+  for (const auto& d : lim.system_dirs)
+    if (fs::is_directory(d)) s.binds.push_back({d, false});
   // CPU topology for OpenMP, PoCL and the GPU driver; read-only, nothing of ours is there.
   if (fs::is_directory("/sys")) s.binds.push_back({"/sys", false});
-  if (lim.executable.find("cuda") != std::string::npos && fs::is_directory("/dev"))
-    for (const auto& e : fs::directory_iterator("/dev"))
-      if (e.path().filename().string().rfind("nvidia", 0) == 0 && !e.is_directory())
-        s.devices.push_back(e.path().string());
+  if (!lim.device_nodes.empty() && fs::is_directory("/dev"))
+    for (const auto& e : fs::directory_iterator("/dev")) {
+      const std::string n = e.path().filename().string();
+      for (const auto& prefix : lim.device_nodes)
+        if (n.rfind(prefix, 0) == 0 && !e.is_directory()) {
+          s.devices.push_back(e.path().string());
+          break;
+        }
+    }
   // Drop binds covered by an identical earlier one (a seed file inside the workdir, say).
   std::sort(s.binds.begin(), s.binds.end(),
             [](const JailBind& a, const JailBind& b) { return a.path < b.path; });
@@ -159,7 +164,10 @@ RunnerRun run_runner(const RunnerJob& job, const RunnerLimits& lim, const std::s
   r.process = run_process({exe.string()}, o);
   if (r.jailed && r.process.exit_code == 126 && r.process.term_signal == 0 &&
       r.process.err.rfind("evk jail: ", 0) == 0)
-    throw Error("the runner's jail could not be set up: " + r.process.err.substr(0, 400));
+    throw Error(
+        "the runner's jail could not be set up (run `evokernel doctor` for the cause "
+        "and its fix): " +
+        r.process.err.substr(0, 400));
   r.report = parse_runner_output(r.process.out);
   return r;
 }

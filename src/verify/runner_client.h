@@ -25,6 +25,9 @@ namespace evk {
 struct RunnerLimits {
   std::string executable = "evk-runner";  // a file name beside runner_path()
   std::map<std::string, std::string> env;
+  // Passed through the jail: /dev entries whose names start with one of device_nodes, and the
+  // read-only system_dirs that exist (RunnerSpec, from the backend's registry row).
+  std::vector<std::string> device_nodes, system_dirs;
   double timeout_s = 60;
   uint64_t address_space_mb = 8192;        // 0: no address-space limit
   int threads = 1;

@@ -51,6 +51,13 @@ std::optional<RunnerFailure> classify_runner_outcome(const TrialOutcome& out, co
   if (!rep.load_error.empty())
     return RunnerFailure{Gate::Compile, Category::Compile,
                          "the library failed to load: " + rep.load_error, true};
+  if (!out.passed && where == "loading")  // never ready: the library's load or the runner's start
+    return RunnerFailure{gate, Category::RuntimeCrash,
+                         fmt::format("the process ended early ({}) during loading, before the "
+                                     "runner was ready: a kernel whose static initialisers exit "
+                                     "ends here, and so does a runner that cannot start (when "
+                                     "every candidate ends here, run `evokernel doctor`){}",
+                                     p.describe(), stderr_tail)};
   if (!out.passed)
     return RunnerFailure{gate, Category::RuntimeCrash,
                          fmt::format("the process ended early ({}) during {}: kernels must return "

@@ -61,6 +61,8 @@ RunnerLimits runner_limits(const RunnerSpec& spec, const VerifyOptions& opt) {
   RunnerLimits lim;
   lim.executable = spec.executable;
   lim.env = spec.env;
+  lim.device_nodes = spec.device_nodes;
+  lim.system_dirs = spec.system_dirs;
   lim.timeout_s = opt.run_timeout_s;
   lim.address_space_mb =
       spec.limit_address_space ? std::max(opt.address_space_mb, spec.min_address_space_mb) : 0;

@@ -138,12 +138,6 @@ std::optional<std::string> AscendcBackend::check_artifact(const fs::path& artifa
   return check_ascendc_symbols(read_symbol_tables(artifact));
 }
 
-RunnerSpec AscendcBackend::runner(const fs::path&) const {
-  RunnerSpec s;
-  s.executable = "evk-runner-ascendc";
-  return s;
-}
-
 std::optional<std::string> AscendcBackend::device_unavailable() const {
   fs::path exe = runner_path().parent_path() / "evk-runner-ascendc";
   if (!fs::exists(exe))

@@ -21,10 +21,8 @@ class AscendcBackend : public Backend {
                         double timeout_s) const override;
   std::optional<std::string> check_artifact(const std::filesystem::path& artifact) const override;
   std::string compile_command() const override;
-  RunnerSpec runner(const std::filesystem::path& workdir) const override;
   std::optional<std::string> device_unavailable() const override;
   std::optional<double> modeled_eager_ms(const Reference& r) const override;
-  bool modeled_latency() const override { return true; }
   std::string timing_note(int) const override { return ""; }  // cycles, not CPU time
 
   static constexpr uint64_t kCompileAddressSpace = 2ull << 30;

@@ -13,6 +13,7 @@
 #include "backends/cuda/cuda_source_rules.h"
 #include "backends/cuda/cuda_symbol_rules.h"
 #include "backends/cuda/ptxas_report.h"
+#include "backends/registry.h"
 #include "core/error.h"
 #include "core/paths.h"
 #include "core/process.h"
@@ -78,6 +79,10 @@ std::optional<std::string> probe_device() {
   std::string why = r.out + r.err;
   while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
   if (why.empty()) why = "evk-runner-cuda --probe " + r.describe();
+  // Exit 1 is the probe's own answer (no device); anything else is a runner that cannot start.
+  if (r.exit_code != 1 || r.term_signal != 0)
+    why = "evk-runner-cuda could not start (" + r.describe() + "): " + why +
+          " (run `evokernel doctor` to check the driver and the runner)";
   return why + "; correctness and timing run only on a machine with an NVIDIA GPU";
 }
 
@@ -147,7 +152,7 @@ std::string CudaBackend::arch() {
 }
 
 fs::path CudaBackend::runner_executable() {
-  return runner_path().parent_path() / "evk-runner-cuda";
+  return runner_path().parent_path() / backend_row("cuda").runner;
 }
 
 std::optional<std::string> CudaBackend::static_check(const std::string& source) const {
@@ -184,9 +189,8 @@ std::optional<std::string> CudaBackend::check_artifact(const fs::path& artifact)
   return check_cuda_symbols(read_symbol_tables(artifact));
 }
 
-RunnerSpec CudaBackend::runner(const fs::path&) const {
-  RunnerSpec s;
-  s.executable = "evk-runner-cuda";
+RunnerSpec CudaBackend::runner(const fs::path& workdir) const {
+  RunnerSpec s = Backend::runner(workdir);
   // Load every module when the context is made, before the seccomp filter goes on, and never
   // write a JIT cache (opening files is denied once the filter is on).
   s.env["CUDA_MODULE_LOADING"] = "EAGER";

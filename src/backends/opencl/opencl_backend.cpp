@@ -156,7 +156,7 @@ std::optional<std::string> OpenClBackend::check_artifact(const fs::path& artifac
 }
 
 RunnerSpec OpenClBackend::runner(const fs::path& workdir) const {
-  RunnerSpec s;
+  RunnerSpec s = Backend::runner(workdir);
   fs::path cache = workdir / "pocl-cache";
   s.env = pocl_env(cache);
   s.env["EVK_RUNNER_OPENCL"] = "1";

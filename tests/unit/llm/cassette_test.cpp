@@ -181,4 +181,26 @@ TEST_F(CassetteTest, EmptyCassetteMissSaysSo) {
   }
 }
 
+// The fix a cassette error names is one that exists for every command: the llm.record setting
+// (only `llm ping` has a --record flag).
+TEST_F(CassetteTest, ErrorsNameTheLlmRecordSetting) {
+  try {
+    ReplayProvider missing(dir_ / "missing.jsonl");
+    FAIL();
+  } catch (const UsageError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("llm.record = FILE"), std::string::npos) << m;
+    EXPECT_NE(m.find("EVK_LLM_RECORD"), std::string::npos) << m;
+    EXPECT_EQ(m.find("--record"), std::string::npos) << m;
+  }
+  try {
+    recorder(dir_)->complete(chat("a"), {});  // a folder cannot be appended to
+    FAIL();
+  } catch (const UsageError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("check the path in llm.record"), std::string::npos) << m;
+    EXPECT_EQ(m.find("--record"), std::string::npos) << m;
+  }
+}
+
 }  // namespace

@@ -1,3 +1,5 @@
+#include "memory/memory.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,7 +9,7 @@
 #include "core/error.h"
 #include "core/paths.h"
 #include "helpers.h"
-#include "memory/memory.h"
+#include "memory/q_history.h"
 #include "memory/reward.h"
 
 namespace evk {
@@ -140,6 +142,45 @@ TEST(Memory, UpdateTracksTheMeanRewardWithConstantAlpha) {
   }
   EXPECT_NEAR(sum / 300, 0.6, 0.08);
   EXPECT_EQ(m.q_entry(other, Stage::Refine).visits, 600);
+}
+
+TEST(Memory, QUpdateIsTheExponentialMovingAverageOfCredits) {
+  EXPECT_DOUBLE_EQ(q_update(0, 0.5, 1), 0.5);
+  EXPECT_DOUBLE_EQ(q_update(0.5, 0.5, -1), -0.25);
+  EXPECT_DOUBLE_EQ(q_update(-0.25, 0.5, 1), 0.375);
+  EXPECT_DOUBLE_EQ(q_update(0.2, 0.3, 0.2), 0.2);  // a fixed point stays
+}
+
+// Each applied step is logged with its attempt, credit and Q before and after, in order; a
+// frozen memory logs nothing, as it updates nothing.
+TEST(Memory, UpdateLogsEachStepAsApplied) {
+  TempDir d;
+  Workspace ws(d.path());
+  MemoryParams p = test_params();
+  p.alpha = 0.5;
+  Memory m(ws, p);
+  int64_t a = m.add(trace_item("relu", "t", "code a"));
+  int64_t b = m.add(trace_item("relu", "u", "different words entirely"));
+  m.update({a, b, a}, Stage::Draft, 1.0, "relu#1");
+  m.update({a}, Stage::Draft, -0.5, "relu#2");
+  m.update({b}, Stage::Refine, 2.0);
+  m.set_frozen(true);
+  m.update({a}, Stage::Draft, 1.0, "relu#3");
+  auto log = q_updates(ws.db());
+  ASSERT_EQ(log.size(), 4u);
+  EXPECT_EQ(log[0].attempt_key, "relu#1");
+  EXPECT_EQ(log[0].item_id, a);
+  EXPECT_DOUBLE_EQ(log[0].q_before, 0);
+  EXPECT_DOUBLE_EQ(log[0].q_after, 0.5);
+  EXPECT_EQ(log[1].item_id, b);
+  EXPECT_EQ(log[2].attempt_key, "relu#2");
+  EXPECT_DOUBLE_EQ(log[2].credit, -0.5);
+  EXPECT_DOUBLE_EQ(log[2].q_before, 0.5);
+  EXPECT_DOUBLE_EQ(log[2].q_after, q_update(0.5, 0.5, -0.5));
+  EXPECT_DOUBLE_EQ(log[2].q_after, m.q(a, Stage::Draft));
+  EXPECT_EQ(log[3].attempt_key, "");
+  EXPECT_EQ(log[3].stage, Stage::Refine);
+  EXPECT_DOUBLE_EQ(log[3].q_after, m.q(b, Stage::Refine));
 }
 
 Memory bank_for_pool(Workspace& ws, MemoryParams p, std::vector<int64_t>& ids) {

@@ -20,9 +20,10 @@ struct Writer {
     a.completion_tokens = 250;
     a.cost_usd = 0;
     Stage st = a.stage;
-    if (!context.empty()) mem.update(context, st, reward);
+    const std::string key = a.task + "#" + std::to_string(a.idx);
+    if (!context.empty()) mem.update(context, st, reward, key);
     log.insert(a);
-    mem.record_provenance(a.task + "#" + std::to_string(a.idx), context, st, reward);
+    mem.record_provenance(key, context, st, reward);
   }
 };
 

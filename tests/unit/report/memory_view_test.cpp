@@ -1,7 +1,14 @@
+#include "report/memory_view.h"
+
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "core/paths.h"
+#include "core/process.h"
 #include "fixture.h"
-#include "report/memory_view.h"
+#include "memory/q_history.h"
+#include "memory/reward.h"
 #include "report/run_data.h"
 
 namespace evk {
@@ -9,15 +16,6 @@ namespace {
 
 using testing::BuiltRun;
 using testing::TempDir;
-
-TEST(ReplayQ, IsTheExponentialMovingAverageOfRewards) {
-  auto q = replay_q(0, {1, -1, 1}, 0.5);
-  ASSERT_EQ(q.size(), 3u);
-  EXPECT_DOUBLE_EQ(q[0], 0.5);
-  EXPECT_DOUBLE_EQ(q[1], -0.25);
-  EXPECT_DOUBLE_EQ(q[2], 0.375);
-  EXPECT_DOUBLE_EQ(replay_q(0.2, {0.2, 0.2}, 0.3).back(), 0.2);  // a fixed point stays
-}
 
 const MemoryItemView* find(const StageMemoryView& s, int64_t id) {
   for (const auto& it : s.top)
@@ -74,6 +72,62 @@ TEST(MemoryView, TrajectoriesReplayTheRunAndEndAtTheStoredQ) {
   // Sorted by stored Q, highest first.
   for (size_t i = 1; i < draft.top.size(); ++i) EXPECT_GE(draft.top[i - 1].q, draft.top[i].q);
 }
+
+// A sim run through the CLI, as a user runs one, with each memory.baseline: the report's
+// trajectories are the memory's Q history. Each step is q_update of the one before with the
+// credit the memory learned from, each ends at the stored Q, and with the task baseline a
+// replay of the recorded rewards (what the report once did) would not end there.
+class MemoryViewOfASimRun : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MemoryViewOfASimRun, TrajectoriesAreTheMemorysQHistory) {
+  TempDir tmp;
+  ProcessOptions o;
+  o.env = {{"EVK_VERIFY_SEEDS", "2"},
+           {"EVK_VERIFY_TIMING_BUDGET_MS", "100"},
+           {"EVK_ORACLE_TIMING_RUNS", "5"},
+           {"EVK_MEMORY_BASELINE", GetParam()}};
+  o.timeout_s = 600;
+  auto run = run_process({EVK_CLI_PATH, "--workspace", (tmp.path() / "ws").string(), "run",
+                          "--suite", (data_root() / "tests/data/agent_suite").string(), "--model",
+                          "sim", "--budget", "8", "--seed", "3", "--quiet"},
+                         o);
+  ASSERT_TRUE(run.ok()) << run.err;
+  Workspace ws(tmp.path() / "ws");
+  RunStore store(ws);
+  RunData r = load_run(store, 1, 1000);
+  const MemoryView& mv = r.memory;
+  ASSERT_TRUE(mv.learned) << mv.note;
+  Workspace run_ws(store.run_dir(1));
+  std::map<std::pair<Stage, int64_t>, std::vector<double>> credits, rewards;
+  for (const auto& u : q_updates(run_ws.db())) credits[{u.stage, u.item_id}].push_back(u.credit);
+  for (const auto& c : context_records(run_ws.db()))
+    rewards[{c.stage, c.item_id}].push_back(c.reward);
+  MemoryParams p;
+  p.auto_seed = false;
+  Memory mem(run_ws, p);
+  int charted = 0, replay_differs = 0;
+  for (const auto& s : mv.stages)
+    for (const auto& it : s.top) {
+      const auto& cr = credits[{s.stage, it.id}];
+      ASSERT_EQ(it.trajectory.size(), cr.size() + 1) << it.title;
+      ++charted;
+      EXPECT_DOUBLE_EQ(it.trajectory.front().second, 0);  // a fresh memory starts at 0
+      for (size_t i = 0; i < cr.size(); ++i)
+        EXPECT_DOUBLE_EQ(it.trajectory[i + 1].second,
+                         q_update(it.trajectory[i].second, mv.alpha, cr[i]));
+      EXPECT_DOUBLE_EQ(it.trajectory.back().second, mem.q(it.id, s.stage)) << it.title;
+      double replayed = 0;
+      for (double x : rewards[{s.stage, it.id}]) replayed = q_update(replayed, mv.alpha, x);
+      replay_differs += std::fabs(replayed - it.q) > 1e-9;
+    }
+  EXPECT_GT(charted, 0);
+  if (GetParam() == "none")
+    EXPECT_EQ(replay_differs, 0);
+  else
+    EXPECT_GT(replay_differs, 0) << "the task baseline credited every item its reward";
+}
+
+INSTANTIATE_TEST_SUITE_P(Baselines, MemoryViewOfASimRun, ::testing::Values("none", "task"));
 
 TEST(MemoryView, AFrozenRunShowsNoTrajectories) {
   TempDir tmp;

@@ -108,5 +108,23 @@ TEST(RunnerOutcome, AnEarlyExitSaysKernelsMustReturn) {
   EXPECT_NE(f->feedback.find("during loading"), std::string::npos) << f->feedback;
 }
 
+// A runner that cannot start (a missing library, a broken driver) ends before it is ready,
+// as a kernel whose initialiser exits does: the feedback names both and where to look.
+TEST(RunnerOutcome, ARunnerThatNeverGotReadyPointsToDoctor) {
+  TrialOutcome o = ended_early("");
+  o.run.process.exit_code = 127;
+  o.run.process.err = "evk-runner-cuda: error while loading shared libraries: libcuda.so.1";
+  auto f = classify_runner_outcome(o, kBounds);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->category, Category::RuntimeCrash);
+  EXPECT_NE(f->feedback.find("`evokernel doctor`"), std::string::npos) << f->feedback;
+  EXPECT_NE(f->feedback.find("stderr: evk-runner-cuda: error while loading"), std::string::npos)
+      << f->feedback;
+  // Once ready, an early end is the kernel's: no pointer to doctor.
+  f = classify_runner_outcome(ended_early("seed 0"), kBounds);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->feedback.find("doctor"), std::string::npos) << f->feedback;
+}
+
 }  // namespace
 }  // namespace evk
