@@ -182,14 +182,20 @@ static std::string toml_scalar(const toml::node& n, const std::string& key) {
   throw UsageError("config key '" + key + "' must be a string, number or boolean");
 }
 
+// Every key is SECTION.NAME: a table nested deeper is no key, and recursing into it without
+// a bound would let a file of a million [a.a.a...] levels overflow the stack.
 static void flatten(const toml::table& t, const std::string& prefix,
-                    std::vector<std::pair<std::string, std::string>>& out) {
+                    std::vector<std::pair<std::string, std::string>>& out, int depth = 0) {
   for (const auto& [k, node] : t) {
     std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
-    if (const auto* sub = node.as_table())
-      flatten(*sub, key, out);
-    else
+    if (const auto* sub = node.as_table()) {
+      if (depth >= 4)
+        throw UsageError("config table [" + key.substr(0, 80) +
+                         "] is nested too deep: keys are SECTION.NAME");
+      flatten(*sub, key, out, depth + 1);
+    } else {
       out.emplace_back(key, toml_scalar(node, key));
+    }
   }
 }
 
@@ -203,7 +209,11 @@ void Config::load_file(const fs::path& path) {
                                  b.line, b.column, e.description()));
   }
   std::vector<std::pair<std::string, std::string>> kv;
-  flatten(t, "", kv);
+  try {
+    flatten(t, "", kv);
+  } catch (const UsageError& e) {
+    throw UsageError("config file " + path.string() + ": " + e.what());
+  }
   for (const auto& [k, v] : kv) {
     if (!find_key(k))
       throw UsageError("unknown key '" + k + "' in config file " + path.string() +
