@@ -4,10 +4,12 @@ namespace evk {
 using nlohmann::json;
 
 json parse_json(std::string_view text, int max_depth) {
-  // The callback sees every value as it is read, with its depth: it stops the parse at the
-  // first one too deep, before anything deep exists.
-  json::parser_callback_t guard = [max_depth](int depth, json::parse_event_t, json&) {
-    if (depth > max_depth)
+  // The callback sees each container as it opens, with the number of containers around it:
+  // it stops the parse at the first one too deep, before anything deep exists.
+  json::parser_callback_t guard = [max_depth](int depth, json::parse_event_t event, json&) {
+    bool opens =
+        event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
+    if (opens && depth >= max_depth)
       throw json::out_of_range::create(
           410, "nesting deeper than " + std::to_string(max_depth) + " levels", nullptr);
     return true;

@@ -33,14 +33,15 @@ TEST(ParseJson, RefusesNestingDeeperThanTheBoundAndReadsTheRest) {
   EXPECT_THROW(parse_json(objects + "1" + std::string(100000, '}')), json::out_of_range);
   EXPECT_THROW(parse_json("{\"a\": [1, 2"), json::parse_error);  // truncated
   // Oversized but flat: read whole.
-  std::string big = "[" + std::string(4 << 20, '1') + "]";
+  std::string big = "[\"" + std::string(4 << 20, 'x') + "\"]";
   EXPECT_EQ(parse_json(big).size(), 1u);
 }
 
 TEST(JsonInt, AcceptsIntegersInRangeOnly) {
   EXPECT_EQ(json_int<int>(json(42)), 42);
   EXPECT_EQ(json_int<int64_t>(json(-5)), -5);
-  EXPECT_EQ(json_int<uint64_t>(json(uint64_t{1} << 63)), uint64_t{1} << 63);
+  EXPECT_EQ(json_int<uint64_t>(json(uint64_t{1} << 62)), uint64_t{1} << 62);
+  EXPECT_THROW(json_int<uint64_t>(json(uint64_t{1} << 63)), json::out_of_range);  // > INT64_MAX
   EXPECT_THROW(json_int<int>(json(1e300)), json::type_error);  // no UB float->int cast
   EXPECT_THROW(json_int<int>(json(2.5)), json::type_error);
   EXPECT_THROW(json_int<int>(json("3")), json::type_error);
@@ -85,7 +86,18 @@ TEST(ConfigInput, BadFilesAreOneLineNamingTheFile) {
             std::string::npos);
   std::string dotted = "[a";
   for (int i = 0; i < 100000; ++i) dotted += ".a";
-  EXPECT_NE(config_error(dotted + "]\nx = 1\n"), "");
+  // toml++ recurses once per part of a dotted key: refused before it parses.
+  EXPECT_NE(config_error(dotted + "]\nx = 1\n").find(":1: a key path of more than 16 parts"),
+            std::string::npos);
+  EXPECT_NE(config_error("# a.b\n[llm]\nx = \"a.b\"\n" + dotted.substr(1) + " = 1\n")
+                .find(":4: a key path of more than 16 parts"),
+            std::string::npos);
+  EXPECT_NE(config_error("x = {" + dotted.substr(1) + " = 1}\n").find("a key path of more"),
+            std::string::npos);
+  // Dots in strings, comments and numbers are no key path.
+  EXPECT_EQ(config_error("# " + dotted + "\n[llm]\nbase_url = \"" + dotted +
+                         "\"\ntemperature = 0.5\n"),
+            "");
   EXPECT_NE(config_error("[llm]\nmodel = \"" + std::string(1 << 20, 'x')).find("TOML"),
             std::string::npos);  // an unterminated, oversized string
 }

@@ -29,7 +29,7 @@ class ImportInput : public ::testing::Test {
   }
   static json line(json item_fields) {
     json item = {{"id", 1}, {"kind", "experience"}, {"title", "t"}, {"body", "b"}};
-    item.update(item_fields);
+    if (item_fields.is_object()) item.update(item_fields);
     return {{"item", item}, {"q", json::object()}};
   }
   testing::TempDir dir_;

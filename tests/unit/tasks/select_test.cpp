@@ -77,9 +77,9 @@ TEST_F(Selection, AMalformedManifestIsOneLineNamingTheFile) {
   auto sel = run({"tasks", "select", level(1), "--tasks", "relu", "--out", mine});
   ASSERT_TRUE(sel.ok()) << sel.describe() << "\n" << sel.err;
   const fs::path manifest = root_ / "mine" / "evokernel-suite.json";
-  for (const std::string bad :
-       {"{\"levels\": {\"relu\": \"one\"}}", "{\"levels\": {\"relu\": 1e300}}",
-        "{\"levels\": [1, 2]}", "{\"levels\": {\"relu\": 1", std::string(100000, '[')}) {
+  for (const std::string& bad : std::vector<std::string>{
+           "{\"levels\": {\"relu\": \"one\"}}", "{\"levels\": {\"relu\": 1e300}}",
+           "{\"levels\": [1, 2]}", "{\"levels\": {\"relu\": 1", std::string(100000, '[')}) {
     write_file_atomic(manifest, bad);
     auto list = run({"tasks", "list", mine});
     EXPECT_EQ(list.exit_code, 2) << list.describe() << "\n" << list.err;

@@ -63,7 +63,7 @@ TEST_F(TaskInput, ManifestReadsLevels) {
 
 TEST_F(TaskInput, BadManifestsAreOneLineNamingTheFile) {
   const std::string file = (dir_ / kSuiteManifest).string();
-  for (const std::string bad : {
+  for (const std::string& bad : {
            std::string("{\"levels\": {\"relu\": 1, \"mlp\""),     // truncated
            std::string(""),                                       // empty
            std::string("{\"levels\": {\"relu\": 1e300}}"),        // a float far out of range
@@ -116,7 +116,7 @@ TEST_F(TaskInput, BadMetaJsonIsAnErrorNamingTheFile) {
   ASSERT_TRUE(meta_error(good).empty());
   const std::string file = (dir_ / "meta.json").string();
   for (
-      const std::string bad : {
+      const std::string& bad : {
           good.substr(0, good.size() / 2),  // truncated
           std::string(
               R"({"abi":[{"name":"in.0","role":"input","dtype":"F32","shape":[1099511627776,1099511627776]}],"outputs":[],"eager":{"median_ms":1}})"),
