@@ -33,7 +33,7 @@ ASAN_BUILD ?= build-asan
 ASAN_TARGETS ?= test_core test_tasks test_llm test_memory test_knowledge test_report test_sim \
                 test_agent
 FAST_TIER ?= -L fast
-SAN_ENV := ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1 \
+SAN_ENV := ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:check_initialization_order=1:detect_stack_use_after_return=1 \
            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 test-asan: setup
