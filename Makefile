@@ -11,7 +11,7 @@ export CCACHE_NOHASHDIR := 1
 
 PREFIX ?= /usr/local
 
-.PHONY: setup configure build tool test test-fast demo install deb clean
+.PHONY: setup configure build tool test test-fast demo install deb clean test-asan fuzz-build fuzz
 
 setup:
 	@bash scripts/setup
@@ -44,6 +44,43 @@ install: tool
 # build/package/evokernel_<version>_amd64.deb: `apt install ./evokernel_*.deb` is the set-up.
 deb: tool
 	@cd $(BUILD) && cpack -G DEB -B package >/dev/null && ls $(CURDIR)/$(BUILD)/package/*.deb
+
+# The fast tier under AddressSanitizer and UndefinedBehaviorSanitizer (README, "Memory
+# safety"): any report fails. Only the test binaries the tier draws from are built (a fast
+# test in another binary is listed as NOT_BUILT and skipped: add its binary here).
+ASAN_BUILD ?= build-asan
+ASAN_TARGETS ?= test_core test_tasks test_llm test_memory test_knowledge test_report test_sim \
+                test_agent
+FAST_TIER ?= -L fast
+SAN_ENV := ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:check_initialization_order=1:detect_stack_use_after_return=1 \
+           UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+test-asan: setup
+	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DEVK_WERROR=$(EVK_WERROR) -DEVK_SANITIZE=address,undefined -DEVK_BUILD_BENCH=OFF \
+	  $(LAUNCHER) >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target $(ASAN_TARGETS)
+	@cd $(ASAN_BUILD) && $(SAN_ENV) ctest --output-on-failure --no-tests=error -j $(JOBS) $(FAST_TIER)
+
+# libFuzzer targets (README, "Memory safety"): a clang build of the parsers' libraries only.
+# `make fuzz` runs each target for FUZZ_SECONDS on its corpus (new inputs land in
+# build-fuzz/corpus/<target>); `ctest -L fuzz` in build-fuzz runs each briefly.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= runner_protocol extract suite_manifest task_meta config cassette memory_import
+
+fuzz-build: setup
+	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DEVK_FUZZ=ON $(LAUNCHER) >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS)
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t && echo "fuzz_$$t: $(FUZZ_SECONDS) s" && \
+	  $(SAN_ENV) $(FUZZ_BUILD)/tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
+	    -artifact_prefix=$(FUZZ_BUILD)/fuzz_$$t- -print_final_stats=1 -max_len=16384 \
+	    $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD)

@@ -7,6 +7,7 @@
 #include <toml++/toml.h>
 
 #include "core/error.h"
+#include "core/paths.h"
 
 namespace evk {
 namespace fs = std::filesystem;
@@ -190,20 +191,71 @@ static std::string toml_scalar(const toml::node& n, const std::string& key) {
   throw UsageError("config key '" + key + "' must be a string, number or boolean");
 }
 
+// Every key is SECTION.NAME: a table nested deeper is no key, and recursing into it without
+// a bound would let a file of a million [a.a.a...] levels overflow the stack.
 static void flatten(const toml::table& t, const std::string& prefix,
-                    std::vector<std::pair<std::string, std::string>>& out) {
+                    std::vector<std::pair<std::string, std::string>>& out, int depth = 0) {
   for (const auto& [k, node] : t) {
     std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
-    if (const auto* sub = node.as_table())
-      flatten(*sub, key, out);
-    else
+    if (const auto* sub = node.as_table()) {
+      if (depth >= 4)
+        throw UsageError("config table [" + key.substr(0, 80) +
+                         "] is nested too deep: keys are SECTION.NAME");
+      flatten(*sub, key, out, depth + 1);
+    } else {
       out.emplace_back(key, toml_scalar(node, key));
+    }
+  }
+}
+
+// The end of the string that opens at text[i] (a quote): the index of its last character, or
+// of the newline that cuts a one-line string short (toml++ then reports it).
+static size_t string_end(const std::string& text, size_t i) {
+  const char q = text[i];
+  const size_t n = text.compare(i, 3, std::string(3, q)) == 0 ? 3 : 1;
+  for (size_t j = i + n; j < text.size(); ++j) {
+    if (q == '"' && text[j] == '\\') {
+      ++j;
+    } else if (text.compare(j, n, std::string(n, q)) == 0) {
+      return j + n - 1;
+    } else if (n == 1 && text[j] == '\n') {
+      return j - 1;
+    }
+  }
+  return text.size();
+}
+
+// toml++ makes (and frees) one table per component of a dotted key, recursively: a key path
+// of a hundred thousand components ([a.a.a...]) overflows the stack inside it. Keys here are
+// SECTION.NAME, so a path longer than kMaxKeyPath is refused before toml++ sees the file.
+// Dots are counted outside strings and comments, from the last character that ends a key.
+static void check_key_paths(const std::string& text, const fs::path& path) {
+  constexpr int kMaxKeyPath = 16;
+  int dots = 0, line = 1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"' || c == '\'') {
+      const size_t end = std::min(string_end(text, i), text.size());
+      line += static_cast<int>(std::count(text.begin() + static_cast<long>(i),
+                                          text.begin() + static_cast<long>(end), '\n'));
+      i = end;
+    } else if (c == '#') {
+      i = std::min(text.find('\n', i), text.size()) - 1;
+    } else if (c == '.' && ++dots > kMaxKeyPath) {
+      throw UsageError(fmt::format("config file {}:{}: a key path of more than {} parts: keys "
+                                   "are SECTION.NAME",
+                                   path.string(), line, kMaxKeyPath));
+    } else if (c == '\n' || c == '=' || c == '[' || c == ']' || c == '{' || c == '}' || c == ',') {
+      line += c == '\n';
+      dots = 0;
+    }
   }
 }
 
 void Config::load_file(const fs::path& path) {
   toml::table t;
   try {
+    check_key_paths(read_file(path), path);
     t = toml::parse_file(path.string());
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
@@ -211,7 +263,11 @@ void Config::load_file(const fs::path& path) {
                                  b.line, b.column, e.description()));
   }
   std::vector<std::pair<std::string, std::string>> kv;
-  flatten(t, "", kv);
+  try {
+    flatten(t, "", kv);
+  } catch (const UsageError& e) {
+    throw UsageError("config file " + path.string() + ": " + e.what());
+  }
   for (const auto& [k, v] : kv) {
     if (!find_key(k))
       throw UsageError("unknown key '" + k + "' in config file " + path.string() +

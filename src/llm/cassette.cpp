@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "core/hash.h"
+#include "core/json_read.h"
 
 namespace evk {
 using json = nlohmann::json;
@@ -89,12 +90,26 @@ Completion reply_from_json(const json& r) {
   c.finish_reason = r.value("finish_reason", "");
   c.model = r.value("model", "");
   const json& u = r.at("usage");
-  c.usage.prompt_tokens = u.at("prompt_tokens").get<int64_t>();
-  c.usage.completion_tokens = u.at("completion_tokens").get<int64_t>();
+  c.usage.prompt_tokens = json_int<int64_t>(u.at("prompt_tokens"));
+  c.usage.completion_tokens = json_int<int64_t>(u.at("completion_tokens"));
   c.usage.estimated = u.value("estimated", false);
   c.latency_s = r.value("latency_s", 0.0);
   c.attempts = 1;  // a replayed answer takes one (local) request
   return c;
+}
+
+// A recorded request as cassette_request writes it: what the miss message compares against.
+const json& checked_request(const json& r) {
+  auto bad = [&](const std::string& what) {
+    return json::type_error::create(302, "request: " + what, &r);
+  };
+  if (!r.is_object() || !r.contains("messages") || !r["messages"].is_array())
+    throw bad("must be an object with a \"messages\" list");
+  for (const auto& m : r["messages"])
+    if (!m.is_object() || !m.value("role", json()).is_string() ||
+        !m.value("content", json()).is_string())
+      throw bad("each message must be {\"role\": TEXT, \"content\": TEXT}");
+  return r;
 }
 
 class RecordingProvider final : public Provider {
@@ -147,9 +162,9 @@ ReplayProvider::ReplayProvider(const std::filesystem::path& path) : path_(path) 
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
-      json j = json::parse(line);
+      json j = parse_json(line);
       Entry e{line_no, j.at("key").get<std::string>(), j.at("model").get<std::string>(),
-              j.at("request"), reply_from_json(j.at("reply"))};
+              checked_request(j.at("request")), reply_from_json(j.at("reply"))};
       if (std::find(models_.begin(), models_.end(), e.model) == models_.end())
         models_.push_back(e.model);
       by_key_[e.key].push_back(entries_.size());

@@ -3,6 +3,7 @@
 #include <ctime>
 
 #include "core/error.h"
+#include "core/json_read.h"
 
 namespace evk {
 
@@ -46,7 +47,7 @@ nlohmann::json to_json(const Item& it) {
 
 Item item_from_json(const nlohmann::json& j) {
   Item it;
-  it.id = j.value("id", int64_t{0});
+  it.id = json_int(j, "id", int64_t{0});
   it.kind = kind_from(j.value("kind", "trace"));
   it.backend = j.value("backend", "cpu");
   it.origin_task = j.value("origin_task", "");
@@ -59,7 +60,7 @@ Item item_from_json(const nlohmann::json& j) {
   it.created = j.value("created", "");
   if (j.contains("latency_ms") && !j["latency_ms"].is_null())
     it.latency_ms = j["latency_ms"].get<double>();
-  if (j.contains("parent") && !j["parent"].is_null()) it.parent = j["parent"].get<int64_t>();
+  if (j.contains("parent") && !j["parent"].is_null()) it.parent = json_int<int64_t>(j["parent"]);
   return it;
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "core/json_read.h"
 #include "core/paths.h"
 #include "memory/knowledge.h"
 #include "memory/policy.h"
@@ -577,27 +578,39 @@ size_t Memory::import_jsonl(const fs::path& file, const std::set<std::string>& e
   if (frozen_) throw UsageError("memory is frozen: drop --freeze-memory to import");
   std::ifstream in(file);
   if (!in) throw UsageError("cannot read " + file.string() + ": check that the file exists");
-  std::vector<json> lines;
+  std::vector<std::pair<size_t, json>> lines;  // (line number, value)
   size_t lineno = 0;
   for (std::string l; std::getline(in, l);) {
     ++lineno;
     if (l.empty()) continue;
     try {
-      lines.push_back(json::parse(l));
+      lines.emplace_back(lineno, parse_json(l));
     } catch (const json::exception& e) {
       throw UsageError(fmt::format("{} line {}: not JSON ({})", file.string(), lineno, e.what()));
     }
   }
+  // A line of the wrong shape names itself; the transaction leaves the bank as it was.
+  auto bad_line = [&](size_t n, const char* what) {
+    return UsageError(
+        fmt::format("{} line {}: not a memory export line ({}): export one with "
+                    "`evokernel memory export`",
+                    file.string(), n, what));
+  };
   size_t added = 0;
   std::unordered_map<int64_t, int64_t> new_id;
   Db& db = ws_.db();
-  db.transaction([&] {
-    for (const auto& l : lines) {
+  size_t at = 0;  // the line being imported
+  auto import_lines = [&] {
+    for (const auto& [n, l] : lines) {
+      at = n;
+      if (!l.is_object()) throw json::type_error::create(302, "not an object", &l);
       if (!l.contains("item")) {  // header: adopt the normaliser if this bank has none
         if (l.contains("normaliser") && normaliser().n == 0 && l["normaliser"].contains("refine")) {
           const auto& r = l["normaliser"]["refine"];
-          db.prepare("INSERT OR REPLACE INTO memory_normaliser(stage, n, mean, m2) VALUES('refine',?,?,?)")
-              .bind(1, r.value("n", int64_t{0}))
+          db.prepare(
+                "INSERT OR REPLACE INTO memory_normaliser(stage, n, mean, m2) "
+                "VALUES('refine',?,?,?)")
+              .bind(1, json_int(r, "n", int64_t{0}))
               .bind(2, r.value("mean", 0.0))
               .bind(3, r.value("m2", 0.0))
               .run();
@@ -625,7 +638,7 @@ size_t Memory::import_jsonl(const fs::path& file, const std::set<std::string>& e
       if (s.step()) {
         id = s.int64(0);
       } else {
-        id = insert(it, source, hash, item_terms(it), l.value("merged", int64_t{0}));
+        id = insert(it, source, hash, item_terms(it), json_int(l, "merged", int64_t{0}));
         ++added;
       }
       new_id[old] = id;
@@ -639,12 +652,19 @@ size_t Memory::import_jsonl(const fs::path& file, const std::set<std::string>& e
             .bind(1, id)
             .bind(2, stage)
             .bind(3, e.value("q", 0.0))
-            .bind(4, e.value("visits", int64_t{0}))
+            .bind(4, json_int(e, "visits", int64_t{0}))
             .bind(5, e.value("updated", iso_now()))
             .run();
       }
     }
-  });
+  };
+  try {
+    db.transaction(import_lines);
+  } catch (const json::exception& e) {
+    throw bad_line(at, e.what());
+  } catch (const UsageError& e) {
+    throw bad_line(at, e.what());
+  }
   sync_index();
   return added;
 }

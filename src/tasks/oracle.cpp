@@ -9,6 +9,7 @@
 #include "core/cpu_lease.h"
 #include "core/error.h"
 #include "core/hash.h"
+#include "core/json_read.h"
 #include "core/paths.h"
 #include "core/process.h"
 #include "core/workspace.h"
@@ -23,7 +24,14 @@ static TensorSpec spec_from_json(const json& j) {
   t.name = j.at("name");
   t.role = j.at("role");
   t.dtype = dtype_from_name(j.at("dtype"));
-  t.shape = j.at("shape").get<std::vector<int64_t>>();
+  // A shape whose element count overflows would be undefined behaviour wherever it is used.
+  int64_t n = 1;
+  for (const auto& d : j.at("shape")) {
+    t.shape.push_back(json_int64(d, 0, int64_t{1} << 40));
+    if (t.shape.back() && n > (int64_t{1} << 40) / t.shape.back())
+      throw json::out_of_range::create(406, "tensor " + t.name + " has too many elements", &j);
+    n *= t.shape.back() ? t.shape.back() : 1;
+  }
   t.scalar = j.value("scalar", false);
   return t;
 }
@@ -75,18 +83,23 @@ Reference load_reference(const fs::path& dir) {
   Reference r;
   r.tensors_path = dir / "ref.safetensors";
   r.meta_path = dir / "meta.json";
+  auto malformed = [&](const std::exception& e) {
+    return Error("reference metadata " + r.meta_path.string() + " is malformed (" + e.what() +
+                 "): delete the folder to have it recomputed");
+  };
   try {
-    r.meta = json::parse(read_file(r.meta_path));
+    r.meta = parse_json(read_file(r.meta_path));
     for (const auto& e : r.meta.at("abi")) r.abi.push_back(spec_from_json(e));
     for (const auto& e : r.meta.at("outputs")) r.outputs.push_back(spec_from_json(e));
     r.eager_ms = r.meta.at("eager").at("median_ms").get<double>();
     if (r.meta.contains("atol") && r.meta["atol"].is_number()) r.atol = r.meta["atol"];
     if (r.meta.contains("rtol") && r.meta["rtol"].is_number()) r.rtol = r.meta["rtol"];
-    r.flops = r.meta.value("flops", int64_t{0});
-    r.bytes = r.meta.value("bytes", int64_t{0});
+    r.flops = json_int(r.meta, "flops", int64_t{0});
+    r.bytes = json_int(r.meta, "bytes", int64_t{0});
   } catch (const json::exception& e) {
-    throw Error("reference metadata " + r.meta_path.string() + " is malformed (" + e.what() +
-                "): delete the folder to have it recomputed");
+    throw malformed(e);
+  } catch (const Error& e) {  // an unknown dtype
+    throw malformed(e);
   }
   return r;
 }

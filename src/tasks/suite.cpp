@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "core/json_read.h"
 #include "core/paths.h"
 #include "core/process.h"
 #include "core/workspace.h"
@@ -47,34 +48,38 @@ static std::string tail(const std::string& s, size_t n) {
   return s.size() > n ? s.substr(s.size() - n) : s;
 }
 
-static TaskInfo info_from_json(const json& j, TaskInfo t) {
+TaskInfo task_info_from_json(const json& j, TaskInfo t) {
+  if (!j.is_object()) throw json::type_error::create(302, "a description must be an object", &j);
   t.ok = j.value("ok", false);
   t.error = j.value("error", "");
-  t.level = j.value("level", 0);
+  t.level = json_int(j, "level", 0);
   t.doc = j.value("doc", "");
-  t.input_elements = j.value("input_elements", int64_t{0});
+  t.input_elements = json_int(j, "input_elements", int64_t{0});
   if (j.contains("fit") && j["fit"].is_object()) {
     const json& f = j["fit"];
-    t.elements = f.at("elements").at(1).get<int64_t>();
-    t.flops = f.at("flops").at(1).get<int64_t>();
+    t.elements = json_int<int64_t>(f.at("elements").at(1));
+    t.flops = json_int<int64_t>(f.at("flops").at(1));
     t.within_bounds = f.value("within_bounds", true);
   }
   if (j.contains("constants"))
-    for (auto& [k, v] : j["constants"].items()) t.constants[k] = v.get<int64_t>();
+    for (const auto& [k, v] : j["constants"].items()) t.constants[k] = json_int<int64_t>(v);
   if (j.contains("fitted"))
-    for (auto& [k, v] : j["fitted"].items()) t.fitted[k] = {v[0].get<int64_t>(), v[1].get<int64_t>()};
+    for (const auto& [k, v] : j["fitted"].items())
+      t.fitted[k] = {json_int<int64_t>(v.at(0)), json_int<int64_t>(v.at(1))};
   return t;
 }
 
-// Levels from the folder's manifest: task id -> level. UsageError naming the file when it is
-// malformed.
-static std::map<std::string, int> manifest_levels(const fs::path& dir) {
+std::map<std::string, int> suite_manifest_levels(const fs::path& dir) {
   std::map<std::string, int> out;
   fs::path p = dir / kSuiteManifest;
   if (!fs::exists(p)) return out;
   try {
-    json j = json::parse(read_file(p));
-    for (auto& [k, v] : j.value("levels", json::object()).items()) out[k] = v.get<int>();
+    const json j = parse_json(read_file(p));
+    // value() returns a copy: items() of it would view a temporary gone before the loop body.
+    const json levels = j.is_object() ? j.value("levels", json::object()) : json();
+    if (!levels.is_object())
+      throw json::type_error::create(302, "\"levels\" must be an object", &levels);
+    for (const auto& [k, v] : levels.items()) out[k] = json_int<int>(v);
   } catch (const json::exception& e) {
     throw UsageError(p.string() + " is malformed (" + e.what() +
                      "): it must be {\"levels\": {\"TASK_ID\": N, ...}}");
@@ -118,10 +123,14 @@ Suite load_suite(Workspace& ws, const std::string& suite, const OracleOptions& f
     t.content_hash = sha256_hex(t.source);
     fs::path cached =
         cache / fmt::format("{}-{}-o{}.json", t.content_hash.substr(0, 24), bounds, oracle_hash());
-    if (fs::exists(cached))
-      t = info_from_json(json::parse(read_file(cached)), t);
-    else
-      todo.push_back(i);
+    try {
+      if (fs::exists(cached)) {
+        t = task_info_from_json(parse_json(read_file(cached)), t);
+        continue;
+      }
+    } catch (const json::exception&) {  // a cache entry cut short: describe the task again
+    }
+    todo.push_back(i);
   }
   if (!todo.empty()) {
     std::vector<std::string> argv = {python_path(), (data_root() / "oracle" / "evk_oracle.py").string(),
@@ -143,8 +152,16 @@ Suite load_suite(Workspace& ws, const std::string& suite, const OracleOptions& f
       pos = nl == std::string::npos ? r.out.size() : nl + 1;
       if (line.empty() || line[0] != '{') continue;
       TaskInfo& t = tasks[todo[k++]];
-      json j = json::parse(line);
-      t = info_from_json(j, t);
+      json j;
+      try {
+        j = parse_json(line);
+        t = task_info_from_json(j, t);
+      } catch (const json::exception& e) {
+        t.ok = false;
+        t.error = "the oracle's description of this task is malformed (" + std::string(e.what()) +
+                  "): " + tail(line, 200);
+        continue;
+      }
       write_file_atomic(
           cache / fmt::format("{}-{}-o{}.json", t.content_hash.substr(0, 24), bounds, oracle_hash()),
           j.dump());
@@ -156,7 +173,7 @@ Suite load_suite(Workspace& ws, const std::string& suite, const OracleOptions& f
                 (r.err.empty() ? "" : ": " + tail(r.err, 400));
     }
   }
-  auto levels = manifest_levels(s.dir);
+  auto levels = suite_manifest_levels(s.dir);
   for (auto& t : tasks)
     if (auto it = levels.find(t.id); it != levels.end()) t.level = it->second;
   s.tasks = std::move(tasks);

@@ -1,5 +1,6 @@
 // Suites: a folder of task files, or builtin:<name> for suites/<name> shipped with evokernel.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,14 @@ Suite load_suite(Workspace& ws, const std::string& suite, int64_t max_elements,
 // A suite folder's manifest: JSON {"levels": {"TASK_ID": N, ...}} (written by `evokernel tasks
 // select`), so a selection of KernelBench problems keeps each problem's level.
 inline constexpr const char* kSuiteManifest = "evokernel-suite.json";
+
+// The levels of `dir`'s manifest, task id -> level; empty when it has none. UsageError naming
+// the file when it is malformed (not JSON, levels not an object of integers, nested too deep).
+std::map<std::string, int> suite_manifest_levels(const std::filesystem::path& dir);
+
+// One task's description as the oracle's `describe` prints it (one JSON object per line), over
+// `t`'s id, path and source. json::exception naming what is wrong when it is not one.
+TaskInfo task_info_from_json(const nlohmann::json& j, TaskInfo t);
 
 // Finds a task by id; UsageError listing close ids when absent.
 const TaskInfo& find_task(const Suite& s, const std::string& id);

@@ -5,6 +5,9 @@
 #include <limits>
 #include <sstream>
 
+#include "core/error.h"
+#include "core/json_read.h"
+
 namespace evk {
 using nlohmann::json;
 
@@ -78,26 +81,78 @@ RunnerJob runner_job_from_json(const json& j) {
   return r;
 }
 
+namespace {
+// A member that should be a string: its text, or its JSON when the runner sent another type.
+std::string text_of(const json& e, const char* key, const char* dflt) {
+  auto it = e.find(key);
+  if (it == e.end()) return dflt;
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+double number_of(const json& e, const char* key) {
+  auto it = e.find(key);
+  return it != e.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+}  // namespace
+
 RunnerReport parse_runner_output(const std::string& out) {
   RunnerReport r;
   std::istringstream in(out);
   std::string line;
   while (std::getline(in, line)) {
-    json e = json::parse(line, nullptr, false);
-    if (e.is_discarded() || !e.is_object() || !e.contains("event")) continue;
-    std::string ev = e.value("event", "");
+    json e;
+    try {
+      e = parse_json(line);
+    } catch (const json::exception&) {
+      continue;  // a kernel may print
+    }
+    if (!e.is_object() || !e.contains("event") || !e["event"].is_string()) continue;
+    const std::string ev = e["event"].get<std::string>();
     if (ev == "load_error") {
-      r.load_error = e.value("what", "");
+      r.load_error = text_of(e, "what", "");
     } else if (ev == "forbidden_syscall") {
-      r.forbidden_syscall = e.value("name", "?");
+      r.forbidden_syscall = text_of(e, "name", "?");
     } else if (ev == "result") {
       ++r.forged_results;
     } else if (ev == "device_peaks") {
-      r.device_gbps = e.value("gbps", 0.0);
-      r.device_gflops = e.value("gflops", 0.0);
+      r.device_gbps = number_of(e, "gbps");
+      r.device_gflops = number_of(e, "gflops");
     }
   }
   return r;
+}
+
+std::optional<json> parse_runner_reply(const std::string& line, const char* expect) {
+  try {
+    json j = parse_json(line);
+    if (j.is_object() && j.contains(expect)) return j;
+  } catch (const json::exception&) {
+  }
+  return std::nullopt;
+}
+
+RunnerDone parse_runner_done(const json& done) {
+  RunnerDone d;
+  if (auto it = done.find("ms"); it != done.end()) {
+    if (!it->is_array()) throw Error("\"ms\" is not a list");
+    for (const auto& x : *it) {
+      if (!x.is_number()) throw Error("\"ms\" holds " + x.dump().substr(0, 40));
+      d.ms.push_back(x.get<double>());
+    }
+  }
+  auto int_field = [&](const char* key, int dflt) {
+    try {
+      return json_int(done, key, dflt);
+    } catch (const json::exception& e) {
+      throw Error(std::string("\"") + key + "\": " + e.what());
+    }
+  };
+  d.rc = int_field("rc", 0);
+  d.failed_call = int_field("failed_call", -1);
+  auto ex = done.find("exception");
+  if (ex != done.end() && !ex->is_string()) throw Error("\"exception\" is not a string");
+  if (ex != done.end()) d.exception = ex->get<std::string>();
+  if (done.contains("modeled")) d.modeled = done["modeled"];
+  return d;
 }
 
 void poison_bytes(DType t, uint8_t* p, size_t n) {

@@ -99,6 +99,21 @@ struct RunnerReport {
 
 RunnerReport parse_runner_output(const std::string& out);
 
+// One control-channel line as the parent reads it: the reply object when the line is a JSON
+// object holding `expect`, nullopt for anything else (not JSON, another reply, nested too deep).
+std::optional<nlohmann::json> parse_runner_reply(const std::string& line, const char* expect);
+
+// The fields of a "done" reply. Error naming the field when one has the wrong type or an
+// integer out of range (a claim the parent then counts as a protocol violation).
+struct RunnerDone {
+  std::vector<double> ms;  // per-call claims
+  int rc = 0;
+  std::string exception;
+  int failed_call = -1;
+  nlohmann::json modeled;  // modeled runners' figures; null otherwise
+};
+RunnerDone parse_runner_done(const nlohmann::json& done);
+
 // The poison the parent fills a slot with before naming it: quiet NaN for floating outputs,
 // the byte 0xA5 for integer ones (src/verify/compare.h recognises both as "never written").
 void poison_bytes(DType t, uint8_t* p, size_t nbytes);

@@ -143,8 +143,8 @@ std::optional<json> RunnerSession::reply(const char* expect) {
       std::string line = buf_.substr(0, nl);
       buf_.erase(0, nl + 1);
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      json j = json::parse(line, nullptr, false);
-      if (j.is_discarded() || !j.is_object() || !j.contains(expect)) {
+      auto j = parse_runner_reply(line, expect);
+      if (!j) {
         violation_ = "the control channel carried \"" + line.substr(0, 120) +
                      "\" where the runner's reply \"" + expect + "\" was due";
         return std::nullopt;
@@ -229,18 +229,24 @@ RunnerSession::Batch RunnerSession::run(const std::vector<std::pair<int, int>>& 
   if (!done) return b;
   b.wall_ms = ms_between(t_send, last_read_);
   try {
-    b.claimed_ms = done->value("ms", std::vector<double>{});
-    b.rc = done->value("rc", 0);
-    b.exception = done->value("exception", "");
-    b.failed_call = done->value("failed_call", -1);
-    if (done->contains("modeled")) b.modeled = (*done)["modeled"];
-  } catch (const json::exception&) {
-    violation_ = "the runner's \"done\" reply is malformed";
+    RunnerDone d = parse_runner_done(*done);
+    b.claimed_ms = std::move(d.ms);
+    b.rc = d.rc;
+    b.exception = std::move(d.exception);
+    b.failed_call = d.failed_call;
+    b.modeled = std::move(d.modeled);
+  } catch (const Error& e) {
+    violation_ = std::string("the runner's \"done\" reply is malformed: ") + e.what();
     return b;
   }
   auto checked = reply("checked");
   if (!checked) return b;
-  b.mutated = checked->value("mutated", "");
+  auto mutated = checked->find("mutated");
+  if (mutated != checked->end() && !mutated->is_string()) {
+    violation_ = "the runner's \"checked\" reply is malformed: \"mutated\" is not a string";
+    return b;
+  }
+  if (mutated != checked->end()) b.mutated = mutated->get<std::string>();
   b.ok = true;
   return b;
 }

@@ -386,9 +386,9 @@ class Trial {
         std::max(2 * opt_.min_batches, static_cast<int>(variants.size()) + opt_.min_batches);
     auto tight = [&] {
       if (out_.batches < min_batches_for_tight) return false;
-      double iqr = quantile(per_call, 0.75) - quantile(per_call, 0.25);
+      double iqr = trial_quantile(per_call, 0.75) - trial_quantile(per_call, 0.25);
       return 1.58 * iqr / std::sqrt(static_cast<double>(per_call.size())) <=
-             kMedianPrecision * quantile(per_call, 0.5);
+             kMedianPrecision * trial_quantile(per_call, 0.5);
     };
     double cpu0 = s_.cpu_s(), t0 = now_s();
     int loaded = -1;

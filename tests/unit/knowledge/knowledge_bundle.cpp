@@ -137,8 +137,8 @@ fs::path compile_kernel(const std::string& code, const fs::path& include_dir,
   return so;
 }
 
-// Mirrors evk_tensor of knowledge/cpu/evokernel/kernel_abi.h (the C ABI, DLPack-like).
-namespace {
+// Mirrors evk_tensor of knowledge/cpu/evokernel/kernel_abi.h (the C ABI, DLPack-like). Named,
+// not anonymous: KernelRun::Buffer, which has linkage, holds one.
 struct AbiTensor {
   void* data;
   int32_t dtype;
@@ -146,7 +146,6 @@ struct AbiTensor {
   const int64_t* shape;
   const int64_t* strides;
 };
-}  // namespace
 
 struct KernelRun::Buffer {
   DType dtype;
