@@ -27,6 +27,7 @@ EVK="$P/bin/evokernel"
 unset EVK_HOME EVK_RUNNER
 WS="$T/ws"
 for f in bin/evokernel libexec/evokernel/evk-runner libexec/evokernel/evk-runner-ascendc \
+         libexec/evokernel/evk-ascendc-replay \
          share/evokernel/oracle/evk_oracle.py share/evokernel/knowledge/cpu/guide.md \
          share/evokernel/suites share/evokernel/prompts/draft.md; do
   [ -e "$P/$f" ] || fail "$f is not installed"

@@ -45,6 +45,7 @@ TEST(VerdictKey, EveryOptionThatCanChangeAVerdictChangesTheKey) {
       {"static_source_gate", [](VerifyOptions& o) { o.static_source_gate = false; }},
       {"edge_set", [](VerifyOptions& o) { o.edge_set = false; }},
       {"second_shape", [](VerifyOptions& o) { o.second_shape = false; }},
+      {"instruction_scan", [](VerifyOptions& o) { o.instruction_scan = false; }},
   };
   // Each field of verdict_key_options has a change here (a new field needs one); the jail
   // mode is process-wide and checked below.
@@ -105,6 +106,8 @@ struct TempToolchain {
       fs::copy(fs::path(EVK_SOURCE_DIR) / "knowledge" / b, home / "knowledge" / b,
                fs::copy_options::recursive);
     fs::create_directories(home / "oracle");
+    fs::create_directories(home / "suites");  // a data root holds all four (core/paths.h)
+    fs::create_directories(home / "prompts");
     fs::copy(fs::path(EVK_SOURCE_DIR) / "oracle" / "evk_oracle.py", home / "oracle");
     fs::create_directories(bin);
     for (const char* r : {"evk-runner", "evk-runner-ascendc", "evk-runner-cuda", "evk-clbuild"})
