@@ -441,7 +441,7 @@ std::string Agent::model_experience(TaskContext& tc, Attempt& a, Stage stage) {
 }
 
 void Agent::remember(TaskContext& tc, Attempt& a, Stage stage, const std::string& experience) {
-  const Attempt& best = *tc.best();
+  const Attempt* best = tc.best();  // null while drafting with nothing feasible yet
   const std::optional<int64_t> parent =
       stage == Stage::Refine && tc.start->trace_item ? std::optional<int64_t>(tc.start->trace_item)
                                                      : std::nullopt;
@@ -470,8 +470,8 @@ void Agent::remember(TaskContext& tc, Attempt& a, Stage stage, const std::string
                                  .fixed_code = a.code,
                                  .parent = trace}));
   }
-  if (stage == Stage::Refine && a.verdict.feasible &&
-      credited_ms(a.verdict) < credited_ms(best.verdict)) {
+  if (stage == Stage::Refine && a.verdict.feasible && best &&
+      credited_ms(a.verdict) < credited_ms(best->verdict)) {
     Item bp = make_best_practice({.task = a.task,
                                   .backend = backend_.name(),
                                   .ops = tc.ops,
