@@ -18,11 +18,12 @@ std::unique_ptr<Backend> make() {
 
 const std::vector<BackendRow>& backend_rows() {
   static const std::vector<BackendRow> rows = {
-      {"ascendc", make<AscendcBackend>, "evk-runner-ascendc", Timing::Modeled, {}, {}},
-      {"cpu", make<CpuBackend>, "evk-runner", Timing::HostClock, {}, {}},
-      {"cuda", make<CudaBackend>, "evk-runner-cuda", Timing::DeviceEvents, {"nvidia"}, {}},
+      {"ascendc", make<AscendcBackend>, "evk-runner-ascendc", Timing::Modeled, {}, {},
+       "evk-ascendc-replay"},
+      {"cpu", make<CpuBackend>, "evk-runner", Timing::HostClock, {}, {}, ""},
+      {"cuda", make<CudaBackend>, "evk-runner-cuda", Timing::DeviceEvents, {"nvidia"}, {}, ""},
       // The ICD loader's vendor list is in /etc/OpenCL.
-      {"opencl", make<OpenClBackend>, "evk-runner", Timing::HostClock, {}, {"/etc/OpenCL"}},
+      {"opencl", make<OpenClBackend>, "evk-runner", Timing::HostClock, {}, {"/etc/OpenCL"}, ""},
   };
   return rows;
 }

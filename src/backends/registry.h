@@ -33,6 +33,9 @@ struct BackendRow {
   // folders (bound where they exist).
   std::vector<std::string> device_nodes;
   std::vector<std::string> system_dirs;
+  // Timing::Modeled: the process, beside the runner, that replays the runner's recorded API
+  // calls and whose outputs and cycles the verdict takes (verify/trace_replay.h); "" otherwise.
+  std::string replay;
 };
 
 // Every backend, sorted by name.

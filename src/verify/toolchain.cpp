@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "backends/backend.h"
+#include "backends/registry.h"
 #include "core/build_id.h"
 #include "core/hash.h"
 #include "core/paths.h"
@@ -113,9 +114,8 @@ std::string toolchain_fingerprint(const Backend& backend) {
     if (w.rfind("evk-", 0) == 0)
       id += w + ' ' + build_identity(runner_path().parent_path() / w) + '\n';
   // A modeled latency is the replay's (verify/trace_replay.h): its emulator decides the verdict.
-  if (backend_runner(backend).filename() == "evk-runner-ascendc")
-    id += "evk-ascendc-replay " +
-          build_identity(runner_path().parent_path() / "evk-ascendc-replay") + '\n';
+  if (const std::string& replay = backend_row(backend.name()).replay; !replay.empty())
+    id += replay + ' ' + build_identity(runner_path().parent_path() / replay) + '\n';
   {
     static std::mutex mu;
     static std::map<std::string, std::string> versions;  // compile command -> `--version`

@@ -8,6 +8,7 @@
 #include "backends/ascendc/eager_model.h"
 #include "backends/compile_support.h"
 #include "backends/host_compiler.h"
+#include "backends/registry.h"
 #include "backends/symbol_tables.h"
 #include "core/paths.h"
 
@@ -139,10 +140,10 @@ std::optional<std::string> AscendcBackend::check_artifact(const fs::path& artifa
 }
 
 std::optional<std::string> AscendcBackend::device_unavailable() const {
-  fs::path exe = runner_path().parent_path() / "evk-runner-ascendc";
-  if (!fs::exists(exe))
-    return fmt::format("evk-runner-ascendc is not built in {} (rebuild: make build)",
-                       exe.parent_path().string());
+  const std::string& runner = backend_row(name()).runner;
+  if (!fs::exists(runner_dir() / runner))
+    return fmt::format("{} is not built in {} (rebuild: make build)", runner,
+                       runner_dir().string());
   return std::nullopt;
 }
 
