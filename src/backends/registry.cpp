@@ -18,7 +18,12 @@ std::unique_ptr<Backend> make() {
 
 const std::vector<BackendRow>& backend_rows() {
   static const std::vector<BackendRow> rows = {
-      {"ascendc", make<AscendcBackend>, "evk-runner-ascendc", Timing::Modeled, {}, {},
+      {"ascendc",
+       make<AscendcBackend>,
+       "evk-runner-ascendc",
+       Timing::Modeled,
+       {},
+       {},
        "evk-ascendc-replay"},
       {"cpu", make<CpuBackend>, "evk-runner", Timing::HostClock, {}, {}, ""},
       {"cuda", make<CudaBackend>, "evk-runner-cuda", Timing::DeviceEvents, {"nvidia"}, {}, ""},
