@@ -119,6 +119,7 @@ std::string format_show(const RunData& run, const std::string& task, bool* found
   s += fmt::format("achieved {:.2f} GB/s, {:.2f} GFLOP/s, {} of the roofline\n", v.gbps, v.gflops,
                    fmt_pct(v.roofline_fraction));
   if (!v.diagnosis.empty()) s += "diagnosis " + render_diagnosis(v.diagnosis);
+  if (best->audit.audited()) s += audit_line(best->audit) + "\n";
   s += "\n" + best->code + (best->code.empty() || best->code.back() == '\n' ? "" : "\n");
   return s;
 }
