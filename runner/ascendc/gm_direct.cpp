@@ -45,12 +45,24 @@ size_t held_bytes(const OpenPage& o) {
   return off < o.view.padded ? std::min<size_t>(g_page, o.view.padded - off) : 0;
 }
 
+void on_trap(int sig, siginfo_t*, void* ctx);
+
 void on_fault(int sig, siginfo_t* info, void* ctx) {
   auto addr = reinterpret_cast<uintptr_t>(info->si_addr);
   if (!Emulator::is_device_address(addr)) return crash(sig);
 #if defined(__x86_64__)
   Emulator::GmView v = Emulator::get().gm_view(addr);
   if (api_depth > 0 || sig != SIGSEGV || g_open_count >= kMaxOpen || v.base == 0) g_refuse();
+  // The page stays open until on_trap closes it: a kernel that put its own SIGTRAP handler in
+  // place (a raw rt_sigaction) would keep it open and read the rest of it uncharged. Only the
+  // faulting instruction runs between here and the trap, so checking here is enough.
+  struct sigaction trap {};
+  if (::sigaction(SIGTRAP, nullptr, &trap) != 0 || !(trap.sa_flags & SA_SIGINFO) ||
+      trap.sa_sigaction != on_trap)
+    Emulator::get().fail("DIRECT_GM_ACCESS",
+                         "the SIGTRAP handler was replaced: loads and stores through __gm__ "
+                         "pointers are single-stepped by the runner, which needs its own "
+                         "handler; a kernel installs no signal handlers");
   OpenPage& o = g_open[g_open_count];
   o.page = addr & ~(g_page - 1);
   o.fault = addr;
@@ -79,7 +91,7 @@ std::pair<size_t, size_t> changed(const OpenPage& o) {
   const auto* page = reinterpret_cast<const uint8_t*>(o.page);
   const uint8_t* held = o.view.bytes + (o.page - o.view.base);
   size_t have = held_bytes(o);
-  if (std::memcmp(page, held, have) == 0 &&
+  if ((have == 0 || std::memcmp(page, held, have) == 0) &&
       std::memcmp(page + have, poison, std::min(g_page - have, sizeof poison)) == 0)
     return {0, 0};
   auto expected = [&](size_t i) { return i < have ? held[i] : uint8_t{0xFF}; };
@@ -90,11 +102,12 @@ std::pair<size_t, size_t> changed(const OpenPage& o) {
 }
 
 // The load window of the access that faulted at `fault`: its width, within the buffer's
-// padded bytes (a fault past them is reported by gm_load as out of bounds).
+// padded bytes. A fault past them reads poison, which gm_load reports as out of bounds.
 HostBytes load_window(const OpenPage& o, uintptr_t fault, unsigned width) {
+  static const uint8_t kPastEnd[64] = {};
   uintptr_t end = o.view.base + o.view.padded;
-  uint64_t n = fault < end ? std::min<uint64_t>(width, end - fault) : width;
-  return {fault < end ? o.view.bytes + (fault - o.view.base) : o.view.bytes, n};
+  if (fault >= end) return {kPastEnd, std::min<uint64_t>(width, sizeof kPastEnd)};
+  return {o.view.bytes + (fault - o.view.base), std::min<uint64_t>(width, end - fault)};
 }
 
 // Records what the trapped instruction did, then closes its pages: loads first (an instruction
