@@ -13,7 +13,9 @@
 // (Emulator::gm_load with the bytes the instruction could have read); it scrubs the page and
 // makes it PROT_NONE again. An instruction that straddles pages faults once per page before it
 // traps; a vectorised access is one instruction of several elements, charged by its width (the
-// access width is decoded from the instruction's prefixes and opcode, x86_access_width).
+// access width is decoded from the instruction's prefixes and opcode, x86_access_width). A
+// read-modify-write instruction (`add [mem], eax`) is charged as its store alone, and a store of
+// the bytes already there as a load: the page cannot tell them apart.
 //
 // Why a copy and not a second mapping of the same bytes: the reservation never holds the truth.
 // A store that reaches a reservation page any other way (the kernel's own mprotect, a store
