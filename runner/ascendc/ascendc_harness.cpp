@@ -83,8 +83,8 @@ class Harness : public HarnessBase {
 
  private:
   // The kernels run on the emulated device: its peaks are the roofline's, not this CPU's. An
-  // emulator error or a touch of global memory through a pointer ends the load or the call in
-  // progress with its text.
+  // emulator error, or a fault on global memory that is not a kernel's direct access
+  // (gm_direct.h), ends the load or the call in progress with its text.
   std::string prepare() override {
     events_.emit(
         {{"event", "device_peaks"}, {"gbps", npu::kHbmGBps}, {"gflops", npu::kCubeFp32Gflops}});
