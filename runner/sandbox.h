@@ -6,15 +6,15 @@
 //   2. A seccomp ALLOWLIST: what the runner, glibc, libstdc++, libgomp, dlopen and an honest
 //      kernel need. Every other call stops the process with SIGSYS, reported as
 //      {"event":"forbidden_syscall","name":"<call>"} on the report channel. Among them:
-//      processes and exec (clone without CLONE_THREAD; any clone without `threads`), io_uring,
-//      pidfd_*, SysV IPC, timers, ptrace and process_vm_*, signals to anyone but itself, priority,
-//      scheduler, affinity and rlimit changes, ownership, time stamps and extended attributes of
-//      files, sockets, mount, keyctl, bpf, perf_event_open, userfaultfd, namespaces. Answered with
-//      an error instead, for code that copes: opening for writing or creating, and changing the
-//      file tree (EACCES, unless `writes` below); clone3 and openat2 (ENOSYS, glibc falls back to
-//      clone and openat). Allowed with arguments checked: ioctl (terminal queries; any, with
-//      `device`), prctl (naming and queries), fcntl (not F_SETOWN/F_SETSIG), prlimit64 (reading its
-//      own).
+//      processes and exec (clone without CLONE_THREAD), io_uring, pidfd_*, SysV IPC, timers,
+//      ptrace and process_vm_*, signals to anyone but itself, priority, scheduler, affinity
+//      and rlimit changes, ownership, time stamps and extended attributes of files, sockets,
+//      mount, keyctl, bpf, perf_event_open, userfaultfd, namespaces.
+//      Answered with an error instead, for code that copes: opening for writing or creating,
+//      and changing the file tree (EACCES, unless `writes` below); clone3 and openat2 (ENOSYS,
+//      glibc falls back to clone and openat). Allowed with arguments checked: ioctl (terminal
+//      queries; any, with `device`), prctl (naming and queries), fcntl (not F_SETOWN/F_SETSIG),
+//      prlimit64 (reading its own). Without `threads` (SandboxOptions), no clone at all.
 // The CPU pinning (run_process) cannot be undone: sched_setaffinity is not allowed.
 #pragma once
 #include <string>
