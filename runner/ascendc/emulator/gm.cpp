@@ -155,6 +155,13 @@ void Emulator::dev_free(uint64_t addr) {
   GmBuf* b = find_gm(I.gm, addr);
   if (b && b->owner == GmBuf::kHost && addr == b->base) b->owner = GmBuf::kHostFreed;
 }
+
+Emulator::GmView Emulator::gm_view(uint64_t addr) {
+  GmBuf* b = find_gm(impl().gm, addr);
+  if (!b) return {};
+  return {b->base, b->data.data(), b->padded};
+}
+
 size_t Emulator::gm_bytes_at(uint64_t addr) const {
   GmBuf* b = find_gm(const_cast<Emulator*>(this)->impl().gm, addr);
   return b ? b->bytes : 0;
