@@ -83,5 +83,14 @@ void need_dtype(Emulator& e, const char* api, int32_t d, std::initializer_list<i
          fmt::format("{} does not support {} tensors (supported: {})", api, dtype_text(d), list));
 }
 
+void need_dtype(Emulator& e, const char* api, int32_t d, uint32_t dtypes) {
+  if (d >= 0 && d < 32 && (dtypes >> d) & 1u) return;
+  std::string list;
+  for (int32_t x : {EVK_F16, EVK_F32, EVK_I32, EVK_U8})
+    if ((dtypes >> x) & 1u) list += (list.empty() ? "" : ", ") + std::string(dtype_text(x));
+  e.fail("DTYPE_UNSUPPORTED",
+         fmt::format("{} does not support {} tensors (supported: {})", api, dtype_text(d), list));
+}
+
 }  // namespace emu
 }  // namespace evk::runner::ascendc

@@ -118,6 +118,9 @@ struct Operand {
 Operand operand(Emulator& e, Emulator::Impl& I, const evk_lt* t, uint32_t n, const char* api,
                 const char* role, bool aligned = true);
 void need_dtype(Emulator& e, const char* api, int32_t d, std::initializer_list<int32_t> ok);
+// The same with the types as bits (1 << EVK_F32 ...), listed in messages as half, float,
+// int32_t, uint8_t.
+void need_dtype(Emulator& e, const char* api, int32_t d, uint32_t dtypes);
 
 // schedule.cpp: the pipes and their cost.
 double block_end_time(const Emulator::Impl& I);

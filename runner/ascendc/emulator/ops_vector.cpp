@@ -8,212 +8,84 @@
 #include <type_traits>
 
 #include "emulator_impl.h"
+#include "vector_table.h"
 
 namespace evk::runner::ascendc {
 using namespace emu;
 
 namespace {
-const char* op_name(int32_t op) {
-  static const char* names[] = {"Add",        "Sub",  "Mul",       "Div",       "Max",
-                                "Min",        "Adds", "Muls",      "Maxs",      "Mins",
-                                "Exp",        "Ln",   "Abs",       "Sqrt",      "Rsqrt",
-                                "Reciprocal", "Relu", "ReduceSum", "ReduceMax", "ReduceMin",
-                                "Erf",        "Sin",  "Cos",       "ShiftLeft", "ShiftRight"};
-  return op >= 0 && op <= EVK_ACL_SHRS ? names[op] : "an unknown vector operation";
+// The row of `op` run by the entry point `shape`; an unknown code ends the run.
+const VectorApi& row_of(Emulator& e, int32_t op, Shape shape) {
+  const VectorApi* r = vector_api(op);
+  if (!r || r->shape != shape)
+    e.fail("UNSUPPORTED_API",
+           fmt::format("vector operation {} is not one this emulator runs: call the Ascend C "
+                       "API (kernel_operator.h), not the emulator's entry points",
+                       op));
+  return *r;
 }
 
-double apply2(int32_t op, double a, double b, bool integer) {
-  switch (op) {
-    case EVK_ACL_ADD:
-    case EVK_ACL_ADDS:
-      return a + b;
-    case EVK_ACL_SUB:
-      return a - b;
-    case EVK_ACL_MUL:
-    case EVK_ACL_MULS:
-      return a * b;
-    case EVK_ACL_DIV:
-      return a / b;
-    case EVK_ACL_MAX:
-    case EVK_ACL_MAXS:
-      return std::max(a, b);
-    case EVK_ACL_MIN:
-    case EVK_ACL_MINS:
-      return std::min(a, b);
-    case EVK_ACL_SHLS:
-      return static_cast<double>(
-          static_cast<int32_t>(static_cast<uint32_t>(a) << (static_cast<uint32_t>(b) & 31)));
-    case EVK_ACL_SHRS:  // arithmetic on signed integers, as the vector unit's shift
-      return static_cast<double>(static_cast<int32_t>(a) >> (static_cast<uint32_t>(b) & 31));
+uint32_t cycles_per_repeat(Cost c) {
+  switch (c) {
+    case Cost::kDivide:
+      return kVecCyclesDiv;
+    case Cost::kTranscendental:
+      return kVecCyclesTranscendental;
+    case Cost::kPolynomial:  // about a dozen instructions: three transcendental passes
+      return 3 * kVecCyclesTranscendental;
     default:
-      (void)integer;
-      return 0;
+      return kVecCyclesSimple;
   }
 }
 
-template <class T>
-void map_binary(int32_t op, T* d, const T* a, const T* b, uint32_t n, double s, bool scalar) {
-  for (uint32_t i = 0; i < n; ++i) {
-    double x = static_cast<double>(a[i]);
-    double y = scalar ? s : static_cast<double>(b[i]);
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, _Float16>) {
-      float xf = static_cast<float>(x), yf = static_cast<float>(y);
-      float r;
-      switch (op) {
-        case EVK_ACL_ADD:
-        case EVK_ACL_ADDS:
-          r = xf + yf;
-          break;
-        case EVK_ACL_SUB:
-          r = xf - yf;
-          break;
-        case EVK_ACL_MUL:
-        case EVK_ACL_MULS:
-          r = xf * yf;
-          break;
-        case EVK_ACL_DIV:
-          r = xf / yf;
-          break;
-        case EVK_ACL_MAX:
-        case EVK_ACL_MAXS:
-          r = std::isnan(xf) || std::isnan(yf) ? xf + yf : std::fmax(xf, yf);  // NaN propagates
-          break;
-        default:
-          r = std::isnan(xf) || std::isnan(yf) ? xf + yf : std::fmin(xf, yf);
-          break;
-      }
-      d[i] = static_cast<T>(r);
-    } else {
-      int64_t r = static_cast<int64_t>(apply2(op, x, y, true));
-      d[i] = static_cast<T>(static_cast<int32_t>(static_cast<uint32_t>(r)));
-    }
-  }
+// The row's cost over `bytes` on the vector unit; a library API (kPolynomial) also pays the
+// startup of its extra passes.
+double row_cycles(const VectorApi& r, uint64_t bytes) {
+  return vec_cycles(bytes, cycles_per_repeat(r.cost)) +
+         (r.cost == Cost::kPolynomial ? 2.0 * kVecStartupCycles : 0);
 }
 
-template <class T>
-void map_unary(int32_t op, T* d, const T* a, uint32_t n) {
-  for (uint32_t i = 0; i < n; ++i) {
-    float x = static_cast<float>(a[i]);
-    float r;
-    switch (op) {
-      case EVK_ACL_EXP:
-        r = std::exp(x);
-        break;
-      case EVK_ACL_LN:
-        r = std::log(x);
-        break;
-      case EVK_ACL_ABS:
-        r = std::fabs(x);
-        break;
-      case EVK_ACL_SQRT:
-        r = std::sqrt(x);
-        break;
-      case EVK_ACL_RSQRT:
-        r = 1.0f / std::sqrt(x);
-        break;
-      case EVK_ACL_RECIPROCAL:
-        r = 1.0f / x;
-        break;
-      case EVK_ACL_ERF:
-        r = std::erf(x);
-        break;
-      case EVK_ACL_SIN:
-        r = std::sin(x);
-        break;
-      case EVK_ACL_COS:
-        r = std::cos(x);
-        break;
-      default:
-        r = x > 0 || std::isnan(x) ? x : 0.0f;  // NaN propagates, as in PyTorch
-        break;
-    }
-    if constexpr (std::is_same_v<T, int32_t>) {
-      d[i] = op == EVK_ACL_ABS ? std::abs(a[i]) : std::max<int32_t>(a[i], 0);
-    } else {
-      d[i] = static_cast<T>(r);
-    }
-  }
+// The checks every elementwise row shares: the destination's type is one the row takes, and
+// the sources have the destination's type.
+void need_row_dtypes(Emulator& e, const VectorApi& r, const evk_lt* d,
+                     std::initializer_list<const evk_lt*> srcs, const char* what) {
+  need_dtype(e, r.name, d->dtype, r.dtypes);
+  for (const evk_lt* s : srcs)
+    if (s->dtype != d->dtype)
+      e.fail("DTYPE_UNSUPPORTED",
+             fmt::format("{} needs the same element type for {}", r.name, what));
 }
 }  // namespace
 
-#define EVK_DISPATCH(dtype, CALL) \
-  switch (dtype) {                \
-    case EVK_F32: {               \
-      using T = float;            \
-      CALL;                       \
-      break;                      \
-    }                             \
-    case EVK_F16: {               \
-      using T = _Float16;         \
-      CALL;                       \
-      break;                      \
-    }                             \
-    case EVK_I32: {               \
-      using T = int32_t;          \
-      CALL;                       \
-      break;                      \
-    }                             \
-    default:                      \
-      break;                      \
-  }
-
 void Emulator::binary(int32_t op, const evk_lt* d, const evk_lt* a, const evk_lt* b, uint32_t n) {
   Impl& I = impl();
-  const char* api = op_name(op);
-  if (op == EVK_ACL_DIV)
-    need_dtype(*this, api, d->dtype, {EVK_F16, EVK_F32});
-  else
-    need_dtype(*this, api, d->dtype, {EVK_F16, EVK_F32, EVK_I32});
-  if (a->dtype != d->dtype || b->dtype != d->dtype)
-    fail("DTYPE_UNSUPPORTED", fmt::format("{} needs the same element type for all operands", api));
-  Operand od = operand(*this, I, d, n, api, "destination");
-  Operand oa = operand(*this, I, a, n, api, "first source");
-  Operand ob = operand(*this, I, b, n, api, "second source");
-  EVK_DISPATCH(d->dtype,
-               map_binary<T>(op, reinterpret_cast<T*>(od.ptr), reinterpret_cast<const T*>(oa.ptr),
-                             reinterpret_cast<const T*>(ob.ptr), n, 0, false))
-  uint32_t cpr = op == EVK_ACL_DIV ? kVecCyclesDiv : kVecCyclesSimple;
-  schedule(I, kVec, vec_cycles(n * dtype_bytes(d->dtype), cpr), {oa.slot, ob.slot}, {od.slot});
+  const VectorApi& r = row_of(*this, op, Shape::kBinary);
+  need_row_dtypes(*this, r, d, {a, b}, "all operands");
+  Operand od = operand(*this, I, d, n, r.name, "destination");
+  Operand oa = operand(*this, I, a, n, r.name, "first source");
+  Operand ob = operand(*this, I, b, n, r.name, "second source");
+  r.numerics.for_dtype(d->dtype)(od.ptr, oa.ptr, ob.ptr, 0, n);
+  schedule(I, kVec, row_cycles(r, n * dtype_bytes(d->dtype)), {oa.slot, ob.slot}, {od.slot});
 }
 
 void Emulator::scalar_op(int32_t op, const evk_lt* d, const evk_lt* a, double s, uint32_t n) {
   Impl& I = impl();
-  const char* api = op_name(op);
-  if (op == EVK_ACL_SHLS || op == EVK_ACL_SHRS)
-    need_dtype(*this, api, d->dtype, {EVK_I32});
-  else
-    need_dtype(*this, api, d->dtype, {EVK_F16, EVK_F32, EVK_I32});
-  if (a->dtype != d->dtype)
-    fail("DTYPE_UNSUPPORTED", fmt::format("{} needs the same element type for both tensors", api));
-  Operand od = operand(*this, I, d, n, api, "destination");
-  Operand oa = operand(*this, I, a, n, api, "source");
-  EVK_DISPATCH(d->dtype, map_binary<T>(op, reinterpret_cast<T*>(od.ptr),
-                                       reinterpret_cast<const T*>(oa.ptr), nullptr, n, s, true))
-  schedule(I, kVec, vec_cycles(n * dtype_bytes(d->dtype), kVecCyclesSimple), {oa.slot}, {od.slot});
+  const VectorApi& r = row_of(*this, op, Shape::kScalar);
+  need_row_dtypes(*this, r, d, {a}, "both tensors");
+  Operand od = operand(*this, I, d, n, r.name, "destination");
+  Operand oa = operand(*this, I, a, n, r.name, "source");
+  r.numerics.for_dtype(d->dtype)(od.ptr, oa.ptr, nullptr, s, n);
+  schedule(I, kVec, row_cycles(r, n * dtype_bytes(d->dtype)), {oa.slot}, {od.slot});
 }
 
 void Emulator::unary(int32_t op, const evk_lt* d, const evk_lt* a, uint32_t n) {
   Impl& I = impl();
-  const char* api = op_name(op);
-  if (op == EVK_ACL_ABS || op == EVK_ACL_RELU)
-    need_dtype(*this, api, d->dtype, {EVK_F16, EVK_F32, EVK_I32});
-  else
-    need_dtype(*this, api, d->dtype, {EVK_F16, EVK_F32});
-  if (a->dtype != d->dtype)
-    fail("DTYPE_UNSUPPORTED", fmt::format("{} needs the same element type for both tensors", api));
-  Operand od = operand(*this, I, d, n, api, "destination");
-  Operand oa = operand(*this, I, a, n, api, "source");
-  EVK_DISPATCH(d->dtype, map_unary<T>(op, reinterpret_cast<T*>(od.ptr),
-                                      reinterpret_cast<const T*>(oa.ptr), n))
-  bool trans = op == EVK_ACL_EXP || op == EVK_ACL_LN || op == EVK_ACL_SQRT || op == EVK_ACL_RSQRT ||
-               op == EVK_ACL_RECIPROCAL;
-  // Erf, Sin and Cos are library APIs: a range reduction and a polynomial, about a dozen
-  // vector instructions (model: three transcendental passes).
-  bool poly = op == EVK_ACL_ERF || op == EVK_ACL_SIN || op == EVK_ACL_COS;
-  uint32_t cpr =
-      poly ? 3 * kVecCyclesTranscendental : (trans ? kVecCyclesTranscendental : kVecCyclesSimple);
-  double dur = vec_cycles(n * dtype_bytes(d->dtype), cpr) + (poly ? 2.0 * kVecStartupCycles : 0);
-  schedule(I, kVec, dur, {oa.slot}, {od.slot});
+  const VectorApi& r = row_of(*this, op, Shape::kUnary);
+  need_row_dtypes(*this, r, d, {a}, "both tensors");
+  Operand od = operand(*this, I, d, n, r.name, "destination");
+  Operand oa = operand(*this, I, a, n, r.name, "source");
+  r.numerics.for_dtype(d->dtype)(od.ptr, oa.ptr, nullptr, 0, n);
+  schedule(I, kVec, row_cycles(r, n * dtype_bytes(d->dtype)), {oa.slot}, {od.slot});
 }
 
 void Emulator::duplicate(const evk_lt* d, double s, uint32_t n) {
@@ -330,7 +202,7 @@ void Emulator::select(const evk_lt* d, const evk_lt* mask, const evk_lt* a, cons
 void Emulator::reduce(int32_t op, const evk_lt* d, const evk_lt* a, const evk_lt* work, uint32_t n,
                       bool index) {
   Impl& I = impl();
-  const char* api = op_name(op);
+  const char* api = row_of(*this, op, Shape::kReduce).name;
   need_dtype(*this, api, a->dtype, {EVK_F16, EVK_F32});
   if (d->dtype != a->dtype || work->dtype != a->dtype)
     fail("DTYPE_UNSUPPORTED",
