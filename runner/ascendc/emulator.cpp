@@ -1481,8 +1481,10 @@ void Emulator::matmul(const evk_mm* mm) {
     }
   }
   for (int64_t i = 0; i < m; ++i) std::memcpy(pc + i * ldc * 4, &C[i * n], n * 4);
-  // The cost: base tiles through MTE2 (ping-pong in L1), the cube, then the fixpipe out.
-  double bw = I.bytes_per_cycle();
+  // The cost: base tiles through MTE2 (ping-pong in L1), the cube, then the fixpipe out. The
+  // tiles a core reloads come from the L2 (the first touch is the launch's HBM floor), at its
+  // rate, not the HBM link's.
+  double bw = kL2BytesPerCycle;
   I.launch_cube = true;
   // HBM sees each operand once: the tiles a core reloads hit the 910B's L2.
   I.launch_gm_bytes += static_cast<double>((m * k + k * n) * ein + m * n * 4);
