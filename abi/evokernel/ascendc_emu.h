@@ -1,8 +1,12 @@
-/* The emulated AI Core's entry points (evk-runner-ascendc exports them; kernel_operator.h
- * calls them). A kernel never calls these itself: the static rules reject the names, and the
- * Ascend C API in kernel_operator.h is the only way in. Every call is checked by the emulator
- * and charged to the cycle model; a misuse ends the run with a named category such as
- * [UB_OVERFLOW] (knowledge/ascendc/guide.md lists them all). */
+/* The emulated AI Core's interface: its entry points (runner/ascendc/api.cpp defines them and
+ * evk-runner-ascendc exports them; knowledge/ascendc/kernel_operator.h calls them) and the
+ * codes both sides use for Ascend C's enumerations. A kernel never calls these itself: the
+ * static rules reject the names, and the Ascend C API in kernel_operator.h is the only way in.
+ * Every call is checked by the emulator and charged to the cycle model; a misuse ends the run
+ * with a named category such as [UB_OVERFLOW] (knowledge/ascendc/guide.md lists them all).
+ *
+ * This file is abi/evokernel/ascendc_emu.h; the build copies it into knowledge/ascendc/
+ * evokernel/ (the test abi_copies fails when the copy differs): edit it here. */
 #ifndef EVOKERNEL_ASCENDC_EMU_H_
 #define EVOKERNEL_ASCENDC_EMU_H_
 #include <stdint.h>
@@ -46,6 +50,32 @@ enum {
   EVK_ACL_SHLS, EVK_ACL_SHRS             /* scalar: ShiftLeft / ShiftRight on integers */
 };
 
+/* Ascend C's enumerations as kernel_operator.h defines them (its enums take these values) and
+ * as the emulator reads them. */
+enum { /* TPosition */
+  EVK_POS_GM, EVK_POS_A1, EVK_POS_A2, EVK_POS_B1, EVK_POS_B2, EVK_POS_C1, EVK_POS_C2,
+  EVK_POS_CO1, EVK_POS_CO2, EVK_POS_VECIN, EVK_POS_VECOUT, EVK_POS_VECCALC, EVK_POS_COUNT
+};
+enum { /* CMPMODE */
+  EVK_CMP_LT, EVK_CMP_GT, EVK_CMP_EQ, EVK_CMP_LE, EVK_CMP_GE, EVK_CMP_NE
+};
+enum { /* SELMODE */
+  EVK_SEL_CMPMASK_SPR, EVK_SEL_TENSOR_SCALAR, EVK_SEL_TENSOR_TENSOR
+};
+enum { /* RoundMode */
+  EVK_ROUND_NONE, EVK_ROUND_RINT, EVK_ROUND_FLOOR, EVK_ROUND_CEIL, EVK_ROUND_ROUND,
+  EVK_ROUND_TRUNC, EVK_ROUND_ODD
+};
+enum { /* ReduceOrder */
+  EVK_ORDER_VALUE_INDEX, EVK_ORDER_INDEX_VALUE, EVK_ORDER_ONLY_VALUE, EVK_ORDER_ONLY_INDEX
+};
+enum { /* pipe_t */
+  EVK_PIPE_S, EVK_PIPE_V, EVK_PIPE_M, EVK_PIPE_MTE1, EVK_PIPE_MTE2, EVK_PIPE_MTE3, EVK_PIPE_ALL
+};
+enum { /* the direction of a copy (evk_acl_copy and the copies below) */
+  EVK_COPY_GM_TO_LOCAL, EVK_COPY_LOCAL_TO_GM, EVK_COPY_LOCAL_TO_LOCAL
+};
+
 uint32_t evk_acl_block_idx(void);
 uint32_t evk_acl_block_num(void);
 void evk_acl_launch_begin(uint32_t block_dim, const char* kernel);
@@ -63,7 +93,7 @@ void evk_acl_tbuf_get(uint32_t buf, int32_t dtype, uint32_t count, evk_lt* out);
 void evk_acl_check_sub(const evk_lt* t, uint32_t off); /* tensor[off] within bounds */
 void evk_acl_gm_check(const evk_gt* t);                 /* SetGlobalBuffer */
 
-/* dir 0: GM -> local, 1: local -> GM, 2: local -> local */
+/* dir: EVK_COPY_* */
 void evk_acl_copy(int32_t dir, const evk_lt* lt, const evk_lt* lt2, const evk_gt* gt,
                   uint32_t count);
 /* strided copy in 32-byte blocks (DataCopyParams) */

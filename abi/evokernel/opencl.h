@@ -23,7 +23,11 @@
  * A program built from any other text cannot be compiled inside the sandbox.
  * Buffers wrap the tensors' host memory (CL_MEM_USE_HOST_PTR: no copy on a CPU device) and are
  * released when they go out of scope; the runtime (context, queue, program, kernels) lives for
- * the process, which is allowed: only results may not be kept across calls. */
+ * the process, which is allowed: only results may not be kept across calls.
+ *
+ * This file is abi/evokernel/opencl.h (evk-clbuild builds with it too); the build copies it
+ * into knowledge/opencl/evokernel/ (the test abi_copies fails when the copy differs): edit it
+ * here. */
 #ifndef EVOKERNEL_OPENCL_H_
 #define EVOKERNEL_OPENCL_H_
 
