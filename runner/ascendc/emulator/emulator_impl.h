@@ -72,7 +72,10 @@ struct Emulator::Impl {
   std::string kernel;
   std::vector<double> block_cycles;  // each finished block's own time
   double launch_gm_bytes = 0;        // every block's GM traffic, both directions
-  bool launch_cube = false;          // a block used the cube: the blocks run on the AICs
+  // The GM spans the launch's Matmul calls have read: an operand block that other cores read
+  // too comes from the L2 after its first read, so HBM sees each byte once.
+  std::vector<std::pair<uint64_t, uint64_t>> matmul_reads;
+  bool launch_cube = false;  // a block used the cube: the blocks run on the AICs
   // The block.
   std::vector<uint8_t> ub = std::vector<uint8_t>(npu::kUbBytes);
   uint32_t ub_used = 0;

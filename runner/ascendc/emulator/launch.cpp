@@ -83,6 +83,7 @@ void Emulator::launch_begin(uint32_t dim, const char* kernel) {
   I.kernel = kernel;
   I.block_cycles.clear();
   I.launch_gm_bytes = 0;
+  I.matmul_reads.clear();
   I.launch_cube = false;
   I.block_stats.clear();
 }

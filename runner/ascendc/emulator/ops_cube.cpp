@@ -11,6 +11,24 @@
 namespace evk::runner::ascendc {
 using namespace emu;
 
+namespace {
+// The bytes of [lo, hi) no earlier Matmul of this launch has read; records the span.
+double first_read(Emulator::Impl& I, uint64_t lo, uint64_t hi) {
+  double fresh = static_cast<double>(hi - lo);
+  std::vector<std::pair<uint64_t, uint64_t>> cut;  // [lo, hi) intersected with the spans
+  for (const auto& [a, b] : I.matmul_reads)
+    if (a < hi && lo < b) cut.emplace_back(std::max(a, lo), std::min(b, hi));
+  std::sort(cut.begin(), cut.end());
+  uint64_t covered_to = lo;
+  for (const auto& [a, b] : cut) {
+    uint64_t from = std::max(a, covered_to);
+    if (b > from) fresh -= static_cast<double>(b - from), covered_to = b;
+  }
+  I.matmul_reads.emplace_back(lo, hi);
+  return fresh;
+}
+}  // namespace
+
 void Emulator::matmul(const evk_mm* mm) {
   Impl& I = impl();
   const char* api = "Matmul::IterateAll";
@@ -69,11 +87,16 @@ void Emulator::matmul(const evk_mm* mm) {
     }
   }
   for (int64_t i = 0; i < m; ++i) std::memcpy(pc + i * ldc * 4, &C[i * n], n * 4);
-  // The cost: base tiles through MTE2 (ping-pong in L1), the cube, then the fixpipe out.
-  double bw = I.bytes_per_cycle();
+  // The cost: base tiles through MTE2 (ping-pong in L1), the cube, then the fixpipe out. The
+  // tiles a core reloads come from the L2 (the first touch is the launch's HBM floor), at its
+  // rate, not the HBM link's.
+  double bw = kL2BytesPerCycle;
   I.launch_cube = true;
-  // HBM sees each operand once: the tiles a core reloads hit the 910B's L2.
-  I.launch_gm_bytes += static_cast<double>((m * k + k * n) * ein + m * n * 4);
+  // HBM sees each operand once: the tiles a core reloads, and the operand blocks several
+  // cores share, hit the 910B's L2.
+  I.launch_gm_bytes += first_read(I, mm->a.addr, mm->a.addr + (a_last + 1) * ein) +
+                       first_read(I, mm->b.addr, mm->b.addr + (b_last + 1) * ein) +
+                       static_cast<double>(m * n * 4);
   double deps = std::max(gm_ready(I, mm->a.addr, mm->a.addr + (a_last + 1) * ein),
                          gm_ready(I, mm->b.addr, mm->b.addr + (b_last + 1) * ein));
   double start = std::max(I.issue, deps);
@@ -87,11 +110,13 @@ void Emulator::matmul(const evk_mm* mm) {
       for (int64_t k0 = 0; k0 < k; k0 += bk, ++step) {
         int64_t tk = std::min(bk, k - k0);
         double bytes = static_cast<double>((tm * tk + tk * tn) * ein);
+        // The API keeps its next tiles' loads in flight (depthA1/depthB1 buffers in L1): a load
+        // holds MTE2 for its transfer, and its start-up latency delays only its own data.
         double load_start = std::max({I.pipe[kMte2], cube_prev[step % 2], start});
-        double load_end = load_start + kMteStartupCycles + bytes / bw;
-        I.pipe[kMte2] = load_end;
-        I.busy[kMte2] += load_end - load_start;
-        double cube_start = std::max(I.pipe[kCube], load_end);
+        double transfer_end = load_start + bytes / bw;
+        I.pipe[kMte2] = transfer_end;
+        I.busy[kMte2] += transfer_end - load_start;
+        double cube_start = std::max(I.pipe[kCube], transfer_end + kMteStartupCycles);
         double fr = static_cast<double>(ceil_div(tm, 16)) * ceil_div(tn, 16) * ceil_div(tk, 16);
         cube_end = cube_start + fr * slow;
         I.pipe[kCube] = cube_end;
