@@ -51,7 +51,7 @@ deb: tool
 # test in another binary is listed as NOT_BUILT and skipped: add its binary here).
 ASAN_BUILD ?= build-asan
 ASAN_TARGETS ?= test_core test_tasks test_llm test_memory test_knowledge test_report test_sim \
-                test_agent
+                test_agent test_run test_slurm test_verify
 FAST_TIER ?= -L fast
 SAN_ENV := ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:check_initialization_order=1:detect_stack_use_after_return=1 \
            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
