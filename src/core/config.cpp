@@ -116,6 +116,16 @@ const std::vector<ConfigKey>& config_keys() {
        "who writes a best practice's text: rules (a diff and the figures) or model (also one "
        "call to the coder model for what changed, why it paid and which bound it fixed, stored "
        "above the rule summary)"},
+      // The optional model auditor (agent/auditor.h)
+      {"audit.model", "",
+       "the model auditor, asked about every kernel that would be credited as a task's new best: "
+       "openai:MODEL, \"cmd:TOOL ARGS\" or replay:FILE (empty: no auditor)"},
+      {"audit.base_url", "",
+       "OpenAI-compatible endpoint of an openai: auditor (empty: llm.base_url); key, retries "
+       "and budgets are the llm.* ones, shared with the coder"},
+      {"audit.policy", "withhold",
+       "what an answer other than clean does: withhold (no credit as best, no Q update, no best "
+       "practice) or warn (recorded and shown, credited)"},
       {"agent.budget", "30", "attempts per task across drafting and refining"},
       {"agent.seed", "0", "seed of the run (the sim coder and sampling)"},
       {"agent.confirm", "true",
