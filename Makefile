@@ -11,7 +11,8 @@ export CCACHE_NOHASHDIR := 1
 
 PREFIX ?= /usr/local
 
-.PHONY: setup configure build tool test test-fast demo install deb clean test-asan fuzz-build fuzz
+.PHONY: setup configure build tool test test-fast demo install deb clean test-asan test-tsan fuzz-build \
+        fuzz
 
 setup:
 	@bash scripts/setup
@@ -50,7 +51,7 @@ deb: tool
 # test in another binary is listed as NOT_BUILT and skipped: add its binary here).
 ASAN_BUILD ?= build-asan
 ASAN_TARGETS ?= test_core test_tasks test_llm test_memory test_knowledge test_report test_sim \
-                test_agent
+                test_agent test_run test_slurm test_verify
 FAST_TIER ?= -L fast
 SAN_ENV := ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:check_initialization_order=1:detect_stack_use_after_return=1 \
            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
@@ -61,6 +62,23 @@ test-asan: setup
 	  $(LAUNCHER) >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target $(ASAN_TARGETS)
 	@cd $(ASAN_BUILD) && $(SAN_ENV) ctest --output-on-failure --no-tests=error -j $(JOBS) $(FAST_TIER)
+
+# The tests that run threads, under ThreadSanitizer (README, "Memory safety"): the pool
+# (parallel_for) and its batches of verifications (`verify --jobs`), parallel tasks of a run,
+# the LLM client's parallel callers and budget, concurrent cassette recorders. The CLI tests
+# run this build's evokernel, so its threads are checked too; any report fails the run
+# (halt_on_error, and a report makes the process exit non-zero).
+TSAN_BUILD ?= build-tsan
+TSAN_TARGETS ?= test_core test_llm test_agent
+TSAN_TESTS ?= ^(Parallel|Accountant|CassetteTest|FakeServerTest|CliVerify|SkipRun)\.
+TSAN_ENV := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+
+test-tsan: setup
+	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DEVK_WERROR=$(EVK_WERROR) -DEVK_SANITIZE=thread -DEVK_BUILD_BENCH=OFF $(LAUNCHER) >/dev/null
+	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TARGETS)
+	@cd $(TSAN_BUILD) && $(TSAN_ENV) ctest --output-on-failure --no-tests=error -j $(JOBS) \
+	  -R '$(TSAN_TESTS)'
 
 # libFuzzer targets (README, "Memory safety"): a clang build of the parsers' libraries only.
 # `make fuzz` runs each target for FUZZ_SECONDS on its corpus (new inputs land in

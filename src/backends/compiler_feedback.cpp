@@ -26,12 +26,23 @@ bool is_ptxas_resource_line(const std::string& line) {
   return line.rfind("ptxas info", 0) == 0 || line.find("bytes stack frame") != std::string::npos;
 }
 
+// libstdc++'s std::regex recurses once per character it matches, so a whole line of a
+// compiler's output (which echoes a candidate's 1 MB identifier) could overflow the stack:
+// the patterns below only ever look at a line's head (ASan found the overflow in
+// CompilerFeedback.UnrecognisedOutputIsKeptAndCapped, a 10000-character line).
+std::string head(const std::string& line) {
+  constexpr size_t kHeadChars = 1024;
+  return line.substr(0, kHeadChars);
+}
+
 // The kind of a diagnostic header line, or nullopt when the line is none.
-std::optional<Kind> header_kind(const std::string& line) {
+std::optional<Kind> header_kind(const std::string& whole) {
+  const std::string line = head(whole);
   // gcc/clang: file:line:col: error: ..., file:line: warning: ..., cc1plus: error: ...
   static const std::regex gcc(R"(^[^ ]+?:(?:\d+:)?(?:\d+:)? (fatal error|error|warning|note):.*)");
   // nvcc (EDG front end): file(line): error: ..., file(12): warning #177-D: ...
-  static const std::regex nvcc(R"(^[^ ]+\(\d+\): (catastrophic error|error|warning|remark)[^:]*:.*)");
+  static const std::regex nvcc(
+      R"(^[^ ]+\(\d+\): (catastrophic error|error|warning|remark)[^:]*:.*)");
   // PoCL's build log (clang inside): error: kernel.cpp:6:32: use of undeclared identifier
   static const std::regex pocl(R"(^(error|warning|note): [^ ]+:\d+:\d+: .*)");
   std::smatch m;
@@ -39,7 +50,7 @@ std::optional<Kind> header_kind(const std::string& line) {
   if (std::regex_match(line, m, gcc) || std::regex_match(line, m, nvcc) ||
       std::regex_match(line, m, pocl))
     word = m[1];
-  else if (line.find("undefined reference to") != std::string::npos ||
+  else if (whole.find("undefined reference to") != std::string::npos ||
            line.rfind("/usr/bin/ld: ", 0) == 0 || line.rfind("ld: ", 0) == 0)
     word = "error";
   else
@@ -53,14 +64,14 @@ std::optional<Kind> header_kind(const std::string& line) {
 bool is_context_line(const std::string& line) {
   static const std::regex ctx(
       R"(^(In file included from |\s+from |[^ ]+: (In |At )|[^ ]+:\d+:\d+:\s+required ).*)");
-  return std::regex_match(line, ctx);
+  return std::regex_match(head(line), ctx);
 }
 
 // Counting lines of the compiler's own ("2 errors detected ...", "compilation terminated.").
 bool is_summary_line(const std::string& line) {
   static const std::regex sum(
       R"(^(\d+ errors? detected in the compilation of .*|compilation terminated.*|Error limit reached\.))");
-  return std::regex_match(line, sum);
+  return std::regex_match(head(line), sum);
 }
 
 std::vector<Diagnostic> parse(const std::string& log, const FeedbackRule& rule) {

@@ -95,11 +95,25 @@ TEST(ConfigInput, BadFilesAreOneLineNamingTheFile) {
   EXPECT_NE(config_error("x = {" + dotted.substr(1) + " = 1}\n").find("a key path of more"),
             std::string::npos);
   // Dots in strings, comments and numbers are no key path.
-  EXPECT_EQ(config_error("# " + dotted + "\n[llm]\nbase_url = \"" + dotted +
-                         "\"\ntemperature = 0.5\n"),
-            "");
+  EXPECT_EQ(
+      config_error("# " + dotted + "\n[llm]\nbase_url = \"" + dotted + "\"\ntemperature = 0.5\n"),
+      "");
   EXPECT_NE(config_error("[llm]\nmodel = \"" + std::string(1 << 20, 'x')).find("TOML"),
             std::string::npos);  // an unterminated, oversized string
+}
+
+// toml++ 3.3 reaches undefined behaviour on a non-ASCII character outside a string or comment
+// (fuzz_config found `[llé]`; tests/fuzz/corpus/config/non_ascii_key): refused before it parses,
+// while text in strings and comments may be any UTF-8.
+TEST(ConfigInput, NonAsciiOutsideStringsIsOneLineAndInsideIsText) {
+  for (const char* bad :
+       {"[ll\xc3\xa9]\n", "[llm]\nmod\xc3\xa8l = 1\n", "[llm]\nmodel = 1 \xc3\xa9\n"})
+    EXPECT_NE(config_error(bad).find(": a non-ASCII character outside a string or comment"),
+              std::string::npos)
+        << bad;
+  EXPECT_EQ(config_error("# r\xc3\xa9glage\n[llm]\nmodel = \"mod\xc3\xa8le\" # \xc3\xa9\n"
+                         "base_url = '''h\xc3\xa9\n'''\n"),
+            "");
 }
 
 }  // namespace
