@@ -840,7 +840,7 @@ void Emulator::copy(int32_t dir, const evk_lt* lt, const evk_lt* lt2, const evk_
   Operand l = operand(*this, I, lt, count, api, dir == 2 ? "destination" : "local");
   if (dir == 2) {
     Operand s = operand(*this, I, lt2, count, api, "source");
-    std::memmove(l.ptr, s.ptr, bytes);
+    if (numerics_) std::memmove(l.ptr, s.ptr, bytes);
     schedule(I, kVec, vec_cycles(bytes, kVecCyclesSimple), {s.slot}, {l.slot});
     return;
   }
@@ -848,10 +848,10 @@ void Emulator::copy(int32_t dir, const evk_lt* lt, const evk_lt* lt2, const evk_
   I.launch_gm_bytes += static_cast<double>(bytes);
   double dur = kMteStartupCycles + static_cast<double>(bytes) / I.bytes_per_cycle();
   if (dir == 0) {
-    std::memcpy(l.ptr, g, bytes);
+    if (numerics_) std::memcpy(l.ptr, g, bytes);
     schedule(I, kMte2, dur, {}, {l.slot}, gm_ready(I, gt->addr, gt->addr + bytes));
   } else {
-    std::memcpy(g, l.ptr, bytes);
+    if (numerics_) std::memcpy(g, l.ptr, bytes);
     double end = schedule(I, kMte3, dur, {l.slot}, {});
     I.gm_writes.push_back({gt->addr, gt->addr + bytes, end});
   }
@@ -874,7 +874,7 @@ void Emulator::copy_blocks(int32_t dir, const evk_lt* lt, const evk_gt* gt, uint
   Operand l = operand(*this, I, lt, static_cast<uint32_t>(std::min<uint64_t>(ub_elems, UINT32_MAX)),
                       api, "local");
   uint8_t* g = gm_span(*this, I, gt, gm_elems, api);
-  for (uint32_t b = 0; b < count; ++b) {
+  for (uint32_t b = 0; numerics_ && b < count; ++b) {
     uint8_t* lp = l.ptr + b * ub_step * es;
     uint8_t* gp = g + b * gm_step * es;
     if (dir == 0)
@@ -915,7 +915,7 @@ void Emulator::copy_pad(int32_t dir, const evk_lt* lt, const evk_gt* gt, uint32_
   uint64_t gm_bytes = (count - 1) * gm_step + bytes;
   Operand l = operand(*this, I, lt, static_cast<uint32_t>(ub_bytes / es), api, "local");
   uint8_t* g = gm_span(*this, I, gt, gm_bytes / es, api);
-  for (uint32_t b = 0; b < count; ++b) {
+  for (uint32_t b = 0; numerics_ && b < count; ++b) {
     uint8_t* lp = l.ptr + b * ub_step;
     uint8_t* gp = g + b * gm_step;
     if (dir == 0) {
@@ -1097,7 +1097,8 @@ void Emulator::binary(int32_t op, const evk_lt* d, const evk_lt* a, const evk_lt
   Operand od = operand(*this, I, d, n, api, "destination");
   Operand oa = operand(*this, I, a, n, api, "first source");
   Operand ob = operand(*this, I, b, n, api, "second source");
-  EVK_DISPATCH(d->dtype,
+  if (numerics_)
+    EVK_DISPATCH(d->dtype,
                map_binary<T>(op, reinterpret_cast<T*>(od.ptr), reinterpret_cast<const T*>(oa.ptr),
                              reinterpret_cast<const T*>(ob.ptr), n, 0, false))
   uint32_t cpr = op == EVK_ACL_DIV ? kVecCyclesDiv : kVecCyclesSimple;
@@ -1115,7 +1116,8 @@ void Emulator::scalar_op(int32_t op, const evk_lt* d, const evk_lt* a, double s,
     fail("DTYPE_UNSUPPORTED", fmt::format("{} needs the same element type for both tensors", api));
   Operand od = operand(*this, I, d, n, api, "destination");
   Operand oa = operand(*this, I, a, n, api, "source");
-  EVK_DISPATCH(d->dtype, map_binary<T>(op, reinterpret_cast<T*>(od.ptr),
+  if (numerics_)
+    EVK_DISPATCH(d->dtype, map_binary<T>(op, reinterpret_cast<T*>(od.ptr),
                                        reinterpret_cast<const T*>(oa.ptr), nullptr, n, s, true))
   schedule(I, kVec, vec_cycles(n * dtype_bytes(d->dtype), kVecCyclesSimple), {oa.slot}, {od.slot});
 }
@@ -1131,7 +1133,8 @@ void Emulator::unary(int32_t op, const evk_lt* d, const evk_lt* a, uint32_t n) {
     fail("DTYPE_UNSUPPORTED", fmt::format("{} needs the same element type for both tensors", api));
   Operand od = operand(*this, I, d, n, api, "destination");
   Operand oa = operand(*this, I, a, n, api, "source");
-  EVK_DISPATCH(d->dtype, map_unary<T>(op, reinterpret_cast<T*>(od.ptr),
+  if (numerics_)
+    EVK_DISPATCH(d->dtype, map_unary<T>(op, reinterpret_cast<T*>(od.ptr),
                                       reinterpret_cast<const T*>(oa.ptr), n))
   bool trans = op == EVK_ACL_EXP || op == EVK_ACL_LN || op == EVK_ACL_SQRT || op == EVK_ACL_RSQRT ||
                op == EVK_ACL_RECIPROCAL;
@@ -1423,6 +1426,35 @@ void Emulator::barrier(int32_t pipe) {
 
 // ---------------- cube (high-level Matmul) ----------------
 
+namespace {
+// The numbers of one Matmul call: float accumulation in K order.
+void matmul_numbers(const evk_mm& mm, const uint8_t* pa, const uint8_t* pb, const uint8_t* pbias,
+                    uint8_t* pc) {
+  int64_t m = mm.m, n = mm.n, k = mm.k, lda = mm.lda, ldb = mm.ldb, ldc = mm.ldc;
+  size_t ein = dtype_bytes(mm.a.dtype);
+  std::vector<float> A(m * k), B(k * n), C(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t kk = 0; kk < k; ++kk)
+      A[i * k + kk] = static_cast<float>(
+          load(pa + (mm.trans_a ? kk * lda + i : i * lda + kk) * ein, mm.a.dtype));
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t j = 0; j < n; ++j)
+      B[kk * n + j] = static_cast<float>(
+          load(pb + (mm.trans_b ? j * ldb + kk : kk * ldb + j) * ein, mm.b.dtype));
+  for (int64_t i = 0; i < m; ++i) {
+    float* c = &C[i * n];
+    for (int64_t j = 0; j < n; ++j)
+      c[j] = pbias ? static_cast<float>(load(pbias + j * 4, EVK_F32)) : 0.0f;
+    for (int64_t kk = 0; kk < k; ++kk) {
+      float av = A[i * k + kk];
+      const float* b = &B[kk * n];
+      for (int64_t j = 0; j < n; ++j) c[j] += av * b[j];
+    }
+  }
+  for (int64_t i = 0; i < m; ++i) std::memcpy(pc + i * ldc * 4, &C[i * n], n * 4);
+}
+}  // namespace
+
 void Emulator::matmul(const evk_mm* mm) {
   Impl& I = impl();
   const char* api = "Matmul::IterateAll";
@@ -1460,27 +1492,7 @@ void Emulator::matmul(const evk_mm* mm) {
   const uint8_t* pb = gm_span(*this, I, &mm->b, b_last + 1, "Matmul (tensor B)");
   uint8_t* pc = gm_span(*this, I, &mm->c, c_last + 1, "Matmul (tensor C)");
   const uint8_t* pbias = mm->has_bias ? gm_span(*this, I, &mm->bias, n, "Matmul (bias)") : nullptr;
-  // The numbers: float accumulation in K order.
-  std::vector<float> A(m * k), B(k * n), C(m * n);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t kk = 0; kk < k; ++kk)
-      A[i * k + kk] = static_cast<float>(
-          load(pa + (mm->trans_a ? kk * lda + i : i * lda + kk) * ein, mm->a.dtype));
-  for (int64_t kk = 0; kk < k; ++kk)
-    for (int64_t j = 0; j < n; ++j)
-      B[kk * n + j] = static_cast<float>(
-          load(pb + (mm->trans_b ? j * ldb + kk : kk * ldb + j) * ein, mm->b.dtype));
-  for (int64_t i = 0; i < m; ++i) {
-    float* c = &C[i * n];
-    for (int64_t j = 0; j < n; ++j)
-      c[j] = pbias ? static_cast<float>(load(pbias + j * 4, EVK_F32)) : 0.0f;
-    for (int64_t kk = 0; kk < k; ++kk) {
-      float av = A[i * k + kk];
-      const float* b = &B[kk * n];
-      for (int64_t j = 0; j < n; ++j) c[j] += av * b[j];
-    }
-  }
-  for (int64_t i = 0; i < m; ++i) std::memcpy(pc + i * ldc * 4, &C[i * n], n * 4);
+  if (numerics_) matmul_numbers(*mm, pa, pb, pbias, pc);
   // The cost: base tiles through MTE2 (ping-pong in L1), the cube, then the fixpipe out.
   double bw = I.bytes_per_cycle();
   I.launch_cube = true;
