@@ -124,7 +124,7 @@ Agent::TaskContext Agent::load(const TaskInfo& task) {
   if (!tc.attempts.empty()) return tc;
   // A backend with a modeled latency has a modeled eager baseline too (ascendc): the run's
   // speed-ups must divide model by model, as the verdicts do.
-  log_.put_task({task.id, task.level, backend_.modeled_eager_ms(tc.ref).value_or(tc.ref.eager_ms),
+  log_.put_task({task.id, task.level, backend_.eager_ms_for(tc.ref),
                  tc.ref.flops, tc.ref.bytes, !task.fitted.empty(), ""});
   return tc;
 }

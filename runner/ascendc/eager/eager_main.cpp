@@ -100,8 +100,8 @@ int main(int argc, char** argv) {
     return std::string(argv[1]) == "--help" ? 0 : 2;
   }
   try {
-    nlohmann::json req = nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(std::cin),
-                                                           std::istreambuf_iterator<char>()));
+    nlohmann::json req = nlohmann::json::parse(
+        std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()));
     bool numerics = req.value("numerics", false);
     nlohmann::json ops = nlohmann::json::array();
     for (const auto& j : req.at("ops")) {

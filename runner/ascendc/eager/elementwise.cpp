@@ -17,9 +17,27 @@ namespace {
 // ---- the unary map ----
 
 enum Step : int32_t {
-  kRelu, kSigmoid, kTanh, kExp, kLn, kAbs, kSqrt, kRsqrt, kRecip, kErf, kSin, kCos,
-  kMuls, kAdds, kMaxs, kMins, kLeaky,  // with a scalar
-  kMulX, kAddReluX, kDivXBy, kSquare,  // with the tile's input x
+  kRelu,
+  kSigmoid,
+  kTanh,
+  kExp,
+  kLn,
+  kAbs,
+  kSqrt,
+  kRsqrt,
+  kRecip,
+  kErf,
+  kSin,
+  kCos,
+  kMuls,
+  kAdds,
+  kMaxs,
+  kMins,
+  kLeaky,  // with a scalar
+  kMulX,
+  kAddReluX,
+  kDivXBy,
+  kSquare,  // with the tile's input x
 };
 constexpr int kMaxSteps = 12;
 
@@ -41,26 +59,66 @@ __aicore__ inline void apply(const LocalTensor<float>& y, const LocalTensor<floa
     const LocalTensor<float>& a = i == 0 ? x : y;
     float s = r.s[i];
     switch (r.step[i]) {
-      case kRelu: Relu(y, a, n); break;
-      case kSigmoid: Sigmoid(y, a, static_cast<uint32_t>(n)); break;
-      case kTanh: Tanh(y, a, static_cast<uint32_t>(n)); break;
-      case kExp: Exp(y, a, n); break;
-      case kLn: Ln(y, a, n); break;
-      case kAbs: Abs(y, a, n); break;
-      case kSqrt: Sqrt(y, a, n); break;
-      case kRsqrt: Rsqrt(y, a, n); break;
-      case kRecip: Reciprocal(y, a, n); break;
-      case kErf: Erf(y, a, n); break;
-      case kSin: Sin(y, a, n); break;
-      case kCos: Cos(y, a, n); break;
-      case kMuls: Muls(y, a, s, n); break;
-      case kAdds: Adds(y, a, s, n); break;
-      case kMaxs: Maxs(y, a, s, n); break;
-      case kMins: Mins(y, a, s, n); break;
-      case kLeaky: LeakyRelu(y, a, s, n); break;
-      case kMulX: Mul(y, a, x, n); break;
-      case kSquare: Mul(y, a, a, n); break;
-      case kDivXBy: Div(y, x, a, n); break;
+      case kRelu:
+        Relu(y, a, n);
+        break;
+      case kSigmoid:
+        Sigmoid(y, a, static_cast<uint32_t>(n));
+        break;
+      case kTanh:
+        Tanh(y, a, static_cast<uint32_t>(n));
+        break;
+      case kExp:
+        Exp(y, a, n);
+        break;
+      case kLn:
+        Ln(y, a, n);
+        break;
+      case kAbs:
+        Abs(y, a, n);
+        break;
+      case kSqrt:
+        Sqrt(y, a, n);
+        break;
+      case kRsqrt:
+        Rsqrt(y, a, n);
+        break;
+      case kRecip:
+        Reciprocal(y, a, n);
+        break;
+      case kErf:
+        Erf(y, a, n);
+        break;
+      case kSin:
+        Sin(y, a, n);
+        break;
+      case kCos:
+        Cos(y, a, n);
+        break;
+      case kMuls:
+        Muls(y, a, s, n);
+        break;
+      case kAdds:
+        Adds(y, a, s, n);
+        break;
+      case kMaxs:
+        Maxs(y, a, s, n);
+        break;
+      case kMins:
+        Mins(y, a, s, n);
+        break;
+      case kLeaky:
+        LeakyRelu(y, a, s, n);
+        break;
+      case kMulX:
+        Mul(y, a, x, n);
+        break;
+      case kSquare:
+        Mul(y, a, a, n);
+        break;
+      case kDivXBy:
+        Div(y, x, a, n);
+        break;
       case kAddReluX:
         Relu(tmp, x, n);
         Add(y, a, tmp, n);
@@ -68,7 +126,6 @@ __aicore__ inline void apply(const LocalTensor<float>& y, const LocalTensor<floa
     }
   }
 }
-
 
 extern "C" __global__ __aicore__ void eager_map(GM_ADDR x, GM_ADDR y, MapTiling t) {
   uint64_t start = static_cast<uint64_t>(GetBlockIdx()) * t.per_core;
@@ -128,7 +185,11 @@ const std::map<std::string, Named, std::less<>>& recipes() {
       // alpha (exp(min(x, 0)) - 1) + relu(x)
       {"elu", {{{kMins, 0}, {kExp, 0}, {kAdds, -1}, {kMuls, 1}, {kAddReluX, 0}}}},
       {"selu",
-       {{{kMins, 0}, {kExp, 0}, {kAdds, -1}, {kMuls, 1.6732632f}, {kAddReluX, 0},
+       {{{kMins, 0},
+         {kExp, 0},
+         {kAdds, -1},
+         {kMuls, 1.6732632f},
+         {kAddReluX, 0},
          {kMuls, 1.0507010f}}}},
       {"leaky_relu", {{{kLeaky, 0.01f}}}},
       {"hardtanh", {{{kMaxs, -1}, {kMins, 1}}}},
@@ -177,8 +238,8 @@ Plan map_plan(const std::string& name, const Named& rec, uint64_t total) {
   uint32_t cores = 1;
   split(total, &cores, &t.per_core);
   return {"eager_map(" + name + ")", [t, cores](const std::vector<uint64_t>& in, uint64_t out) {
-            ACLRT_LAUNCH_KERNEL(eager_map)(cores, nullptr, reinterpret_cast<GM_ADDR>(in[0]),
-                                           reinterpret_cast<GM_ADDR>(out), t);
+            ACLRT_LAUNCH_KERNEL(eager_map)
+            (cores, nullptr, reinterpret_cast<GM_ADDR>(in[0]), reinterpret_cast<GM_ADDR>(out), t);
           }};
 }
 
@@ -197,12 +258,24 @@ struct BinTiling {
 __aicore__ inline void binop(int32_t op, const LocalTensor<float>& y, const LocalTensor<float>& a,
                              const LocalTensor<float>& b, int32_t n) {
   switch (op) {
-    case 0: Add(y, a, b, n); break;
-    case 1: Sub(y, a, b, n); break;
-    case 2: Mul(y, a, b, n); break;
-    case 3: Div(y, a, b, n); break;
-    case 4: Max(y, a, b, n); break;
-    default: Min(y, a, b, n); break;
+    case 0:
+      Add(y, a, b, n);
+      break;
+    case 1:
+      Sub(y, a, b, n);
+      break;
+    case 2:
+      Mul(y, a, b, n);
+      break;
+    case 3:
+      Div(y, a, b, n);
+      break;
+    case 4:
+      Max(y, a, b, n);
+      break;
+    default:
+      Min(y, a, b, n);
+      break;
   }
 }
 
@@ -210,7 +283,9 @@ __aicore__ inline void binop(int32_t op, const LocalTensor<float>& y, const Loca
 __aicore__ inline void binop_scalar(int32_t op, bool swapped, const LocalTensor<float>& y,
                                     const LocalTensor<float>& a, float s, int32_t n) {
   switch (op) {
-    case 0: Adds(y, a, s, n); break;
+    case 0:
+      Adds(y, a, s, n);
+      break;
     case 1:
       if (swapped) {  // s - a
         Muls(y, a, -1.0f, n);
@@ -219,7 +294,9 @@ __aicore__ inline void binop_scalar(int32_t op, bool swapped, const LocalTensor<
         Adds(y, a, -s, n);
       }
       break;
-    case 2: Muls(y, a, s, n); break;
+    case 2:
+      Muls(y, a, s, n);
+      break;
     case 3:
       if (swapped) {  // s / a
         Reciprocal(y, a, n);
@@ -228,8 +305,12 @@ __aicore__ inline void binop_scalar(int32_t op, bool swapped, const LocalTensor<
         Muls(y, a, 1.0f / s, n);
       }
       break;
-    case 4: Maxs(y, a, s, n); break;
-    default: Mins(y, a, s, n); break;
+    case 4:
+      Maxs(y, a, s, n);
+      break;
+    default:
+      Mins(y, a, s, n);
+      break;
   }
 }
 
@@ -302,8 +383,8 @@ extern "C" __global__ __aicore__ void eager_binary(GM_ADDR a, GM_ADDR b, GM_ADDR
 
 int32_t bin_code(const std::string& op) {
   static const std::map<std::string, int32_t, std::less<>> k = {
-      {"add", 0}, {"sub", 1}, {"mul", 2}, {"truediv", 3}, {"div", 3}, {"maximum", 4},
-      {"minimum", 5}};
+      {"add", 0}, {"sub", 1},     {"mul", 2},    {"truediv", 3},
+      {"div", 3}, {"maximum", 4}, {"minimum", 5}};
   auto it = k.find(op);
   return it == k.end() ? -1 : it->second;
 }
@@ -392,9 +473,9 @@ std::optional<Plan> plan_elementwise(const LibOp& op, std::string* why) {
     return Plan{"eager_binary(" + op.op + ")",
                 [t, cores, a_full](const std::vector<uint64_t>& in, uint64_t out) {
                   uint64_t full = a_full ? in[0] : in[1], other = a_full ? in[1] : in[0];
-                  ACLRT_LAUNCH_KERNEL(eager_binary)(cores, nullptr, reinterpret_cast<GM_ADDR>(full),
-                                                    reinterpret_cast<GM_ADDR>(other),
-                                                    reinterpret_cast<GM_ADDR>(out), t);
+                  ACLRT_LAUNCH_KERNEL(eager_binary)
+                  (cores, nullptr, reinterpret_cast<GM_ADDR>(full),
+                   reinterpret_cast<GM_ADDR>(other), reinterpret_cast<GM_ADDR>(out), t);
                 }};
   }
   *why = "no elementwise kernel for " + op.op;

@@ -54,8 +54,7 @@ extern "C" __global__ __aicore__ void eager_matmul(GM_ADDR a, GM_ADDR b, GM_ADDR
 
 std::optional<Plan> plan_matmul(const LibOp& op, std::string* why) {
   bool linear = op.op == "linear";
-  if (!(linear || op.op == "matmul" || op.op == "mm" || op.op == "bmm" ||
-        op.op == "__matmul__") ||
+  if (!(linear || op.op == "matmul" || op.op == "mm" || op.op == "bmm" || op.op == "__matmul__") ||
       op.in.size() < 2 || op.in[0].empty() || op.in[1].empty()) {
     *why = "no matmul kernel for " + op.op;
     return std::nullopt;
@@ -69,7 +68,7 @@ std::optional<Plan> plan_matmul(const LibOp& op, std::string* why) {
     n = 1;
   } else if (b.size() == 2) {  // a's leading dimensions fold into M
     n = b[1];
-  } else {                     // batched: equal leading dimensions
+  } else {  // batched: equal leading dimensions
     if (a.size() != b.size() || !std::equal(a.begin(), a.end() - 2, b.begin())) {
       *why = "a broadcast batch";
       return std::nullopt;
@@ -103,14 +102,13 @@ std::optional<Plan> plan_matmul(const LibOp& op, std::string* why) {
   t.b_stride = batch > 1 ? static_cast<uint64_t>(k * n) : 0;
   t.c_stride = static_cast<uint64_t>(m * n);
   uint32_t blocks = static_cast<uint32_t>(batch * t.cube.usedCoreNum);
-  return Plan{"eager_matmul(" + op.op + ")",
-              [t, blocks, bias](const std::vector<uint64_t>& in, uint64_t out) {
-                ACLRT_LAUNCH_KERNEL(eager_matmul)(
-                    blocks, nullptr, reinterpret_cast<GM_ADDR>(in[0]),
-                    reinterpret_cast<GM_ADDR>(in[1]),
-                    bias ? reinterpret_cast<GM_ADDR>(in[2]) : nullptr,
-                    reinterpret_cast<GM_ADDR>(out), t);
-              }};
+  return Plan{
+      "eager_matmul(" + op.op + ")",
+      [t, blocks, bias](const std::vector<uint64_t>& in, uint64_t out) {
+        ACLRT_LAUNCH_KERNEL(eager_matmul)
+        (blocks, nullptr, reinterpret_cast<GM_ADDR>(in[0]), reinterpret_cast<GM_ADDR>(in[1]),
+         bias ? reinterpret_cast<GM_ADDR>(in[2]) : nullptr, reinterpret_cast<GM_ADDR>(out), t);
+      }};
 }
 
 }  // namespace evk::runner::ascendc::eager

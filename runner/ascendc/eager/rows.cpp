@@ -22,9 +22,10 @@ struct RowTiling {
   float scale;  // mean: 1/len; layer norm: eps
 };
 
-
 // The ReduceSum/ReduceMax work tensor for `n` elements: one per 256-byte repeat, and spare.
-__aicore__ inline uint32_t work_elems(uint32_t n) { return (n / 64 + 8 + 7) / 8 * 8; }
+__aicore__ inline uint32_t work_elems(uint32_t n) {
+  return (n / 64 + 8 + 7) / 8 * 8;
+}
 
 // One value per row: each row reduced in chunks on the vector unit, the chunks combined and the
 // results gathered on the scalar unit, the gathered results copied out a tile at a time.
@@ -89,7 +90,7 @@ extern "C" __global__ __aicore__ void eager_reduce_rows(GM_ADDR x, GM_ADDR y, Ro
 
 // Softmax, log_softmax or LayerNorm of each row (one row per tile).
 extern "C" __global__ __aicore__ void eager_row_norm(GM_ADDR x, GM_ADDR gamma, GM_ADDR beta,
-                                                    GM_ADDR y, RowTiling t) {
+                                                     GM_ADDR y, RowTiling t) {
   uint32_t first = static_cast<uint32_t>(GetBlockIdx()) * t.per_core;
   if (first >= t.rows) return;
   uint32_t rows = t.rows - first < t.per_core ? t.rows - first : t.per_core;
@@ -237,8 +238,8 @@ uint32_t share(uint64_t units, uint32_t* cores) {
 
 const std::map<std::string, int32_t, std::less<>>& reductions() {
   static const std::map<std::string, int32_t, std::less<>> k = {
-      {"sum", kSum},  {"mean", kSum},       {"max", kMax},       {"amax", kMax},
-      {"min", kMin},  {"amin", kMin},       {"argmax", kArgMax}, {"argmin", kArgMin}};
+      {"sum", kSum}, {"mean", kSum}, {"max", kMax},       {"amax", kMax},
+      {"min", kMin}, {"amin", kMin}, {"argmax", kArgMax}, {"argmin", kArgMin}};
   return k;
 }
 
@@ -279,11 +280,11 @@ std::optional<Plan> reduce_plan(const LibOp& op, int32_t code, std::string* why)
     t.op = code;
     t.scale = scale;
     t.per_core = share(outer, &cores);
-    return Plan{"eager_reduce_rows(" + op.op + ")",
-                [t, cores](const std::vector<uint64_t>& a, uint64_t y) {
-                  ACLRT_LAUNCH_KERNEL(eager_reduce_rows)(cores, nullptr, reinterpret_cast<GM_ADDR>(a[0]),
-                                                         reinterpret_cast<GM_ADDR>(y), t);
-                }};
+    return Plan{
+        "eager_reduce_rows(" + op.op + ")", [t, cores](const std::vector<uint64_t>& a, uint64_t y) {
+          ACLRT_LAUNCH_KERNEL(eager_reduce_rows)
+          (cores, nullptr, reinterpret_cast<GM_ADDR>(a[0]), reinterpret_cast<GM_ADDR>(y), t);
+        }};
   }
   if (code == kArgMax || code == kArgMin) {
     *why = op.op + " over a dimension that is not the last";
@@ -304,8 +305,8 @@ std::optional<Plan> reduce_plan(const LibOp& op, int32_t code, std::string* why)
   t.per_core = share(t.units, &cores);
   return Plan{"eager_reduce_mid(" + op.op + ")",
               [t, cores](const std::vector<uint64_t>& a, uint64_t y) {
-                ACLRT_LAUNCH_KERNEL(eager_reduce_mid)(cores, nullptr, reinterpret_cast<GM_ADDR>(a[0]),
-                                                      reinterpret_cast<GM_ADDR>(y), t);
+                ACLRT_LAUNCH_KERNEL(eager_reduce_mid)
+                (cores, nullptr, reinterpret_cast<GM_ADDR>(a[0]), reinterpret_cast<GM_ADDR>(y), t);
               }};
 }
 
@@ -345,8 +346,9 @@ std::optional<Plan> plan_rows(const LibOp& op, std::string* why) {
               [t, cores, affine](const std::vector<uint64_t>& a, uint64_t y) {
                 GM_ADDR g = affine ? reinterpret_cast<GM_ADDR>(a[1]) : nullptr;
                 GM_ADDR b = affine ? reinterpret_cast<GM_ADDR>(a[2]) : nullptr;
-                ACLRT_LAUNCH_KERNEL(eager_row_norm)(cores, nullptr, reinterpret_cast<GM_ADDR>(a[0]),
-                                                    g, b, reinterpret_cast<GM_ADDR>(y), t);
+                ACLRT_LAUNCH_KERNEL(eager_row_norm)
+                (cores, nullptr, reinterpret_cast<GM_ADDR>(a[0]), g, b,
+                 reinterpret_cast<GM_ADDR>(y), t);
               }};
 }
 
