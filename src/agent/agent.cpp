@@ -562,6 +562,7 @@ PromptInputs Agent::prompt_inputs(const TaskContext& tc) const {
     in.start_point = shown_attempt(s, s.code);
     in.start_point_roofline = s.verdict.roofline_fraction;
     in.start_point_eager_ms = s.verdict.eager_ms;
+    in.start_point_eager_basis = s.verdict.metrics.value("eager_basis", "");
     in.start_point_diagnosis = s.verdict.diagnosis;
     for (const auto& c : tc.attempts)
       if (c.start_point && *c.start_point == s.id) in.children.push_back(shown_attempt(c, ""));
