@@ -200,6 +200,7 @@ const std::map<std::string, Named, std::less<>>& recipes() {
       {"softsign", {{{kAbs, 0}, {kAdds, 1}, {kDivXBy, 0}}}},
       {"mish", {{{kExp, 0}, {kAdds, 1}, {kLn, 0}, {kTanh, 0}, {kMulX, 0}}}},
       {"logsigmoid", {{{kMuls, -1}, {kExp, 0}, {kAdds, 1}, {kLn, 0}, {kMuls, -1}}}},
+      {"log_sigmoid", {{{kMuls, -1}, {kExp, 0}, {kAdds, 1}, {kLn, 0}, {kMuls, -1}}}},
   };
   return k;
 }

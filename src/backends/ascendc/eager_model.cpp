@@ -98,7 +98,8 @@ void run_library(const std::filesystem::path& exe, const std::vector<json>& reqs
   json ops = json::array();
   std::vector<std::string> asked;
   for (size_t i = 0; i < reqs.size(); ++i)
-    if (!results->count(keys[i]) && std::find(asked.begin(), asked.end(), keys[i]) == asked.end()) {
+    if (reqs[i].at("out").is_array() && !results->count(keys[i]) &&
+        std::find(asked.begin(), asked.end(), keys[i]) == asked.end()) {
       ops.push_back(reqs[i]);
       asked.push_back(keys[i]);
     }
@@ -219,6 +220,11 @@ EagerCost modeled_eager(const Reference& r, const std::filesystem::path& eager_e
   for (size_t i = 0; i < reqs.size(); ++i) {
     const json& req = reqs[i];
     auto it = results.find(keys[i]);
+    if (!req.at("out").is_array()) {  // (values, indices) and other tuples: not one tensor
+      cost.fallback.push_back(req.at("op").get<std::string>() + ": an output that is not one tensor");
+      cost.ms += roofline_ms(request_bytes(req), req.value("flops", 0.0), false);
+      continue;
+    }
     if (it != results.end() && it->second.value("ms", 0.0) > 0) {
       cost.ms += it->second.at("ms").get<double>();
       ++cost.library_ops;
