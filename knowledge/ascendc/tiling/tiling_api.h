@@ -5,6 +5,8 @@
  * baseM x baseN x baseK tiles sized to L0A/L0B/L0C. SetFixSplit overrides the base tile. */
 #ifndef EVOKERNEL_TILING_TILING_API_H_
 #define EVOKERNEL_TILING_TILING_API_H_
+#include <stddef.h>
+
 #include <vector>
 
 #include "evokernel/adv_tiling.h"
