@@ -25,7 +25,6 @@ using trace::Id;
 using trace::traced;
 
 constexpr uint32_t kElems = 65536, kBlocks = 24, kTile = 2736;  // the relu solution's tiling
-constexpr int32_t kVecIn = 9, kVecOut = 10;                     // TPosition::VECIN, VECOUT
 
 // The relu solution's calls; returns how many API calls it made.
 int relu_launch(uint64_t x, uint64_t y) {
@@ -50,8 +49,8 @@ int relu_launch(uint64_t x, uint64_t y) {
       traced<Id::GmCheck>(&yg);
       return 0;
     });
-    uint32_t in = call([] { return traced<Id::InitQueue>(kVecIn, 2, 2u, kTile * 4); });
-    uint32_t out = call([] { return traced<Id::InitQueue>(kVecOut, 2, 2u, kTile * 4); });
+    uint32_t in = call([] { return traced<Id::InitQueue>(EVK_POS_VECIN, 2, 2u, kTile * 4); });
+    uint32_t out = call([] { return traced<Id::InitQueue>(EVK_POS_VECOUT, 2, 2u, kTile * 4); });
     for (uint32_t off = 0; off < len; off += kTile) {
       uint32_t n = std::min(kTile, len - off);
       evk_lt a{}, c{};
@@ -60,7 +59,7 @@ int relu_launch(uint64_t x, uint64_t y) {
         return 0;
       });
       call([&] {
-        traced<Id::Copy>(0, &a, nullptr, &xg, n);
+        traced<Id::Copy>(EVK_COPY_GM_TO_LOCAL, &a, nullptr, &xg, n);
         return 0;
       });
       call([&] {
@@ -92,7 +91,7 @@ int relu_launch(uint64_t x, uint64_t y) {
         return 0;
       });
       call([&] {
-        traced<Id::Copy>(1, &c, nullptr, &yg, n);
+        traced<Id::Copy>(EVK_COPY_LOCAL_TO_GM, &c, nullptr, &yg, n);
         return 0;
       });
       call([&] {

@@ -175,10 +175,12 @@ const unsigned long kIoctlAllowed[] = {TCGETS, TIOCGWINSZ, FIONREAD, FIONBIO, FI
 constexpr scmp_datum_t kWriteFlags = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | 020000000;
 constexpr scmp_datum_t kCreateFlags = O_CREAT | O_TRUNC | 020000000;  // 020000000: __O_TMPFILE
 
+bool g_threads = true;  // SandboxOptions::threads, for the report's name of a refused clone
+
 void on_sigsys(int, siginfo_t* info, void*) {
   int nr = info->si_syscall;
   const char* name = nr >= 0 && nr < kNames && g_names[nr][0] ? g_names[nr] : "a system call";
-  if (nr == SCMP_SYS(clone)) name = "clone (a new process)";
+  if (nr == SCMP_SYS(clone)) name = g_threads ? "clone (a new process)" : "clone (a thread)";
   // Async-signal-safe: assemble with plain copies, one write, then leave at once.
   char buf[160];
   const char* head = "\n{\"event\":\"forbidden_syscall\",\"name\":\"";
@@ -225,6 +227,7 @@ std::string syscall_name(int nr) {
 
 void install_sandbox(int report_fd, const SandboxOptions& opt) {
   g_report_fd = report_fd;
+  g_threads = opt.threads;
   for (int nr = 0; nr < kNames; ++nr) {
     char* n = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
     g_names[nr][0] = 0;
@@ -242,7 +245,9 @@ void install_sandbox(int report_fd, const SandboxOptions& opt) {
   const scmp_datum_t self = static_cast<scmp_datum_t>(::getpid());
 
   // Threads only: clone with CLONE_THREAD; clone3 is answered ENOSYS so glibc uses clone.
-  f.add(SCMP_ACT_ALLOW, SCMP_SYS(clone), {SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD)});
+  if (opt.threads)
+    f.add(SCMP_ACT_ALLOW, SCMP_SYS(clone),
+          {SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD)});
   f.add(SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), {});
   // Signals to itself (its threads) only.
   f.add(SCMP_ACT_ALLOW, SCMP_SYS(kill), {SCMP_A0(SCMP_CMP_EQ, self)});
@@ -289,7 +294,7 @@ void install_sandbox(int report_fd, const SandboxOptions& opt) {
   f.load();
 }
 
-std::string enter_sandbox(int report_fd, const std::string& library) {
+std::string enter_sandbox(int report_fd, const std::string& library, SandboxOptions opt) {
   // Runtime discovery is the runner's own code: it runs before any filter (and before any
   // candidate code, which is not loaded yet).
   if (std::string why = prepare_runtimes(); !why.empty()) return why;
@@ -304,7 +309,6 @@ std::string enter_sandbox(int report_fd, const std::string& library) {
     files = default_file_policy(library);
   }
   if (runtime_files || landlock_abi() >= 1) restrict_files(files);
-  SandboxOptions opt;
   opt.writes = runtime_files && !files.read_write.empty();
   install_sandbox(report_fd, opt);
   return "";

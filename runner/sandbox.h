@@ -14,7 +14,7 @@
 //      and changing the file tree (EACCES, unless `writes` below); clone3 and openat2 (ENOSYS,
 //      glibc falls back to clone and openat). Allowed with arguments checked: ioctl (terminal
 //      queries; any, with `device`), prctl (naming and queries), fcntl (not F_SETOWN/F_SETSIG),
-//      prlimit64 (reading its own).
+//      prlimit64 (reading its own). Without `threads` (SandboxOptions), no clone at all.
 // The CPU pinning (run_process) cannot be undone: sched_setaffinity is not allowed.
 #pragma once
 #include <string>
@@ -24,6 +24,7 @@ namespace evk::runner {
 struct SandboxOptions {
   bool writes = false;  // file creation and changes allowed (confined by Landlock: PoCL's cache)
   bool device = false;  // any ioctl, read-write opens of existing files, mlock (a GPU driver)
+  bool threads = true;  // clone of a thread (false: no clone at all, the Ascend C runner)
 };
 
 // Installs the filter on the calling thread (and every thread it creates later). `report_fd`
@@ -33,7 +34,8 @@ void install_sandbox(int report_fd, const SandboxOptions& opt = {});
 // The runner's whole sequence before dlopen: the device runtime's discovery (runtime_prelude.h),
 // Landlock, then install_sandbox. Returns "" or, when a runtime is missing, what to do (a load
 // error for the report). Throws Error when a layer that is asked for cannot be had.
-std::string enter_sandbox(int report_fd, const std::string& library);
+// `opt` supplies what the sequence does not decide itself (threads); writes follow the runtime.
+std::string enter_sandbox(int report_fd, const std::string& library, SandboxOptions opt = {});
 
 // The name of system call `nr` of this architecture ("openat"), or "syscall <nr>".
 std::string syscall_name(int nr);

@@ -49,15 +49,33 @@ constexpr uint32_t ONE_BLK_SIZE = 32;
 constexpr uint32_t ONE_REPEAT_BYTE_SIZE = 256;
 constexpr uint32_t BLOCK_CUBE = 16;
 
-enum class TPosition : int32_t { GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC };
-using QuePosition = TPosition;
-enum class CMPMODE : int32_t { LT, GT, EQ, LE, GE, NE };
-enum class SELMODE : int32_t { VSEL_CMPMASK_SPR, VSEL_TENSOR_SCALAR_MODE, VSEL_TENSOR_TENSOR_MODE };
-enum class RoundMode : int32_t {
-  CAST_NONE, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD
+// The enumerations take the emulator's codes (evokernel/ascendc_emu.h).
+enum class TPosition : int32_t {
+  GM = EVK_POS_GM, A1 = EVK_POS_A1, A2 = EVK_POS_A2, B1 = EVK_POS_B1, B2 = EVK_POS_B2,
+  C1 = EVK_POS_C1, C2 = EVK_POS_C2, CO1 = EVK_POS_CO1, CO2 = EVK_POS_CO2,
+  VECIN = EVK_POS_VECIN, VECOUT = EVK_POS_VECOUT, VECCALC = EVK_POS_VECCALC
 };
-enum class ReduceOrder : int32_t { ORDER_VALUE_INDEX, ORDER_INDEX_VALUE, ORDER_ONLY_VALUE, ORDER_ONLY_INDEX };
-enum pipe_t : int32_t { PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL };
+using QuePosition = TPosition;
+enum class CMPMODE : int32_t {
+  LT = EVK_CMP_LT, GT = EVK_CMP_GT, EQ = EVK_CMP_EQ, LE = EVK_CMP_LE, GE = EVK_CMP_GE, NE = EVK_CMP_NE
+};
+enum class SELMODE : int32_t {
+  VSEL_CMPMASK_SPR = EVK_SEL_CMPMASK_SPR, VSEL_TENSOR_SCALAR_MODE = EVK_SEL_TENSOR_SCALAR,
+  VSEL_TENSOR_TENSOR_MODE = EVK_SEL_TENSOR_TENSOR
+};
+enum class RoundMode : int32_t {
+  CAST_NONE = EVK_ROUND_NONE, CAST_RINT = EVK_ROUND_RINT, CAST_FLOOR = EVK_ROUND_FLOOR,
+  CAST_CEIL = EVK_ROUND_CEIL, CAST_ROUND = EVK_ROUND_ROUND, CAST_TRUNC = EVK_ROUND_TRUNC,
+  CAST_ODD = EVK_ROUND_ODD
+};
+enum class ReduceOrder : int32_t {
+  ORDER_VALUE_INDEX = EVK_ORDER_VALUE_INDEX, ORDER_INDEX_VALUE = EVK_ORDER_INDEX_VALUE,
+  ORDER_ONLY_VALUE = EVK_ORDER_ONLY_VALUE, ORDER_ONLY_INDEX = EVK_ORDER_ONLY_INDEX
+};
+enum pipe_t : int32_t {
+  PIPE_S = EVK_PIPE_S, PIPE_V = EVK_PIPE_V, PIPE_M = EVK_PIPE_M, PIPE_MTE1 = EVK_PIPE_MTE1,
+  PIPE_MTE2 = EVK_PIPE_MTE2, PIPE_MTE3 = EVK_PIPE_MTE3, PIPE_ALL = EVK_PIPE_ALL
+};
 
 __aicore__ inline int64_t GetBlockIdx() { return evk_acl_block_idx(); }
 __aicore__ inline int64_t GetBlockNum() { return evk_acl_block_num(); }
@@ -212,34 +230,34 @@ struct DataCopyPadExtParams {
 
 template <class T>
 __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count) {
-  evk_acl_copy(0, &dst.t_, nullptr, &src.t_, count);
+  evk_acl_copy(EVK_COPY_GM_TO_LOCAL, &dst.t_, nullptr, &src.t_, count);
 }
 template <class T>
 __aicore__ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count) {
-  evk_acl_copy(1, &src.t_, nullptr, &dst.t_, count);
+  evk_acl_copy(EVK_COPY_LOCAL_TO_GM, &src.t_, nullptr, &dst.t_, count);
 }
 template <class T>
 __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count) {
-  evk_acl_copy(2, &dst.t_, &src.t_, nullptr, count);
+  evk_acl_copy(EVK_COPY_LOCAL_TO_LOCAL, &dst.t_, &src.t_, nullptr, count);
 }
 template <class T>
 __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p) {
-  evk_acl_copy_blocks(0, &dst.t_, &src.t_, p.blockCount, p.blockLen, p.srcStride, p.dstStride);
+  evk_acl_copy_blocks(EVK_COPY_GM_TO_LOCAL, &dst.t_, &src.t_, p.blockCount, p.blockLen, p.srcStride, p.dstStride);
 }
 template <class T>
 __aicore__ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p) {
-  evk_acl_copy_blocks(1, &src.t_, &dst.t_, p.blockCount, p.blockLen, p.srcStride, p.dstStride);
+  evk_acl_copy_blocks(EVK_COPY_LOCAL_TO_GM, &src.t_, &dst.t_, p.blockCount, p.blockLen, p.srcStride, p.dstStride);
 }
 template <class T>
 __aicore__ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
                                    const DataCopyExtParams& p, const DataCopyPadExtParams<T>& pad) {
-  evk_acl_copy_pad(0, &dst.t_, &src.t_, p.blockCount, p.blockLen, p.srcStride, p.dstStride,
+  evk_acl_copy_pad(EVK_COPY_GM_TO_LOCAL, &dst.t_, &src.t_, p.blockCount, p.blockLen, p.srcStride, p.dstStride,
                    pad.isPad, pad.leftPadding, pad.rightPadding, static_cast<double>(pad.paddingValue));
 }
 template <class T>
 __aicore__ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
                                    const DataCopyExtParams& p) {
-  evk_acl_copy_pad(1, &src.t_, &dst.t_, p.blockCount, p.blockLen, p.srcStride, p.dstStride, 0, 0, 0, 0);
+  evk_acl_copy_pad(EVK_COPY_LOCAL_TO_GM, &src.t_, &dst.t_, p.blockCount, p.blockLen, p.srcStride, p.dstStride, 0, 0, 0, 0);
 }
 
 // ---- vector compute (count-based forms) ----

@@ -1,4 +1,4 @@
-// The C entry points of knowledge/ascendc/evokernel/ascendc_emu.h, exported by
+// The C entry points of abi/evokernel/ascendc_emu.h, exported by
 // evk-runner-ascendc (ENABLE_EXPORTS) so that a candidate's library binds to them at dlopen.
 // Every call goes through trace::traced, which records it for the replay (trace.h) and
 // forwards it to the Emulator.

@@ -11,9 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include "../harness_base.h"
+#include "../sandbox.h"
 #include "backends/ascendc/npu_constants.h"
 #include "core/error.h"
 #include "emulator.h"
+#include "gm_direct.h"
 #include "modeled_json.h"
 #include "trace.h"
 
@@ -24,14 +26,15 @@ using nlohmann::json;
 using Bytes = std::vector<uint8_t>;
 
 const char kDirectGm[] =
-    "[DIRECT_GM_ACCESS] the code read or wrote global memory through a pointer: a GM_ADDR "
-    "(and any __gm__ T* made from it) is a device address that only the Ascend C API may "
-    "touch; move data with DataCopy into a LocalTensor, read single values with "
-    "GlobalTensor::GetValue, and keep host code to tiling and ACLRT_LAUNCH_KERNEL";
+    "[DIRECT_GM_ACCESS] an Ascend C API call was handed a pointer into global memory where it "
+    "takes host memory (a LocalTensor or GlobalTensor object, a kernel name, aclrtMemcpy's "
+    "source): pass the API objects themselves; a kernel reads and writes GM through "
+    "GlobalTensor, DataCopy or its own __gm__ pointers";
 
-// What the SIGSEGV handler writes, and where: a load_error event on the report channel while
-// the library loads, the current call's "done" and "checked" replies during a run. Prepared
-// outside the handler, written with one write() (async-signal-safe).
+// What the fault handler (gm_direct.h) writes, and where, for a device-address fault that is
+// not a kernel's direct access: a load_error event on the report channel while the library
+// loads, the current call's "done" and "checked" replies during a run. Prepared outside the
+// handler, written with one write() (async-signal-safe).
 int g_fault_fd = -1;
 char g_fault_text[8192];
 
@@ -40,27 +43,10 @@ void set_fault_text(int fd, const std::string& s) {
   std::snprintf(g_fault_text, sizeof g_fault_text, "%s", s.c_str());
 }
 
-void on_sigsegv(int sig, siginfo_t* info, void*) {
-  if (Emulator::is_device_address(reinterpret_cast<uintptr_t>(info->si_addr))) {
-    ssize_t n = ::write(g_fault_fd, g_fault_text, std::strlen(g_fault_text));
-    (void)n;
-    ::_exit(0);
-  }
-  ::signal(sig, SIG_DFL);  // any other fault: the default crash, reported as a signal
-}
-
-void install_segv_handler() {
-  static char stack[64 * 1024];
-  stack_t ss{};
-  ss.ss_sp = stack;
-  ss.ss_size = sizeof stack;
-  ::sigaltstack(&ss, nullptr);
-  struct sigaction sa {};
-  sa.sa_sigaction = on_sigsegv;
-  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-  sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGSEGV, &sa, nullptr);
-  ::sigaction(SIGBUS, &sa, nullptr);
+void refuse_fault() {
+  ssize_t n = ::write(g_fault_fd, g_fault_text, std::strlen(g_fault_text));
+  (void)n;
+  ::_exit(0);
 }
 
 // One tensor in emulated global memory with the host shape/stride arrays the ABI points at.
@@ -97,10 +83,11 @@ class Harness : public HarnessBase {
 
  private:
   // The kernels run on the emulated device: its peaks are the roofline's, not this CPU's. An
-  // emulator error or a touch of global memory through a pointer ends the load or the call in
-  // progress with its text.
+  // emulator error, or a fault on global memory that is not a kernel's direct access
+  // (gm_direct.h), ends the load or the call in progress with its text.
   std::string prepare() override {
-    events_.emit({{"event", "device_peaks"}, {"gbps", npu::kHbmGBps}, {"gflops", npu::kCubeFp32Gflops}});
+    events_.emit(
+        {{"event", "device_peaks"}, {"gbps", npu::kHbmGBps}, {"gflops", npu::kCubeFp32Gflops}});
     Emulator::get().set_fail_handler([this](const std::string&, const std::string& message) {
       if (call_ < 0) {
         load_error(message);
@@ -109,10 +96,11 @@ class Harness : public HarnessBase {
       }
       ::_exit(0);
     });
-    set_fault_text(rep_fd_, json{{"event", "load_error"}, {"what", std::string(kDirectGm) +
-                                                                       " (while the library loaded)"}}
-                                    .dump() + "\n");
-    install_segv_handler();
+    set_fault_text(rep_fd_, json{{"event", "load_error"},
+                                 {"what", std::string(kDirectGm) + " (while the library loaded)"}}
+                                    .dump() +
+                                "\n");
+    gm_direct::install(refuse_fault);
     if (job_.trace_fd >= 0) {
       trace_map_ = std::make_unique<Mapping>(job_.trace_fd, job_.trace_bytes, true);
       trace::writer().attach(trace_map_->data(), trace_map_->size());
@@ -121,6 +109,14 @@ class Harness : public HarnessBase {
   }
 
   std::string export_hint() const override { return "extern \"C\" EVK_EXPORT"; }
+
+  // No threads: the direct-access handler opens a GM page for one instruction of the faulting
+  // thread (gm_direct.h), which another thread could read uncharged. An AI Core kernel has none.
+  std::string sandbox() override {
+    SandboxOptions opt;
+    opt.threads = false;
+    return enter_sandbox(rep_fd_, job_.library, opt);
+  }
 
   void load(int g, int s) override {
     const RunnerSet& set = input_set(s);
@@ -152,7 +148,8 @@ class Harness : public HarnessBase {
 
   Call prepare(int g, int slot) {
     auto it = groups_.find(g);
-    if (it == groups_.end() || it->second.set < 0) throw Error("group " + std::to_string(g) + " holds no set");
+    if (it == groups_.end() || it->second.set < 0)
+      throw Error("group " + std::to_string(g) + " holds no set");
     if (slot < 0 || slot >= job_.slots) throw Error("no slot " + std::to_string(slot));
     Call c;
     c.group = g;
@@ -220,7 +217,8 @@ class Harness : public HarnessBase {
   }
 
   std::string done_text(int rc, const std::string& exception, int failed) const {
-    json d = {{"done", true}, {"ms", ms_}, {"rc", rc}, {"exception", exception}, {"failed_call", failed}};
+    json d = {
+        {"done", true}, {"ms", ms_}, {"rc", rc}, {"exception", exception}, {"failed_call", failed}};
     if (!modeled_.is_null()) d["modeled"] = modeled_;
     return d.dump() + "\n" + json{{"checked", true}, {"mutated", mutation()}}.dump() + "\n";
   }

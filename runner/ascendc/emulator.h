@@ -1,8 +1,9 @@
 // The emulated Ascend 910B AI Core behind kernel_operator.h: it owns global memory (device
-// addresses the kernel can pass around but not dereference: they are PROT_NONE
-// reservations, the bytes live elsewhere) and every core's local memory (no address at all),
-// checks each Ascend C call against the real toolchain's and runtime's rules, and charges it
-// to a discrete-event model of the core's pipes (MTE2, vector, cube, MTE3, scalar).
+// addresses in PROT_NONE reservations, the bytes live elsewhere: a kernel's loads and stores
+// through them are single-stepped by gm_direct.h and charged as scalar GM accesses) and every
+// core's local memory (no address at all), checks each Ascend C call against the real toolchain's
+// and runtime's rules, and charges it to a discrete-event model of the core's pipes (MTE2, vector,
+// cube, MTE3, scalar).
 //
 // Timing: each call starts when its pipe is free, its operands' producers have finished and
 // the scalar unit has issued it; a slot's last access bounds its next write, so a queue with
@@ -23,8 +24,8 @@ namespace evk::runner::ascendc {
 // What ends a run: a named category (the guide's feedback table) and the message.
 using FailHandler = std::function<void(const std::string& category, const std::string& message)>;
 
-// Argument types of the traced host-side entry points (trace.h): a device address given by the
-// kernel's host code, and a host buffer (what aclrtMemcpy uploads).
+// Argument types of the traced entry points (trace.h): a device address, and bytes the trace
+// carries whole (what aclrtMemcpy uploads; what a direct GM load saw or a store wrote).
 struct GmAddr {
   uint64_t addr;
 };
@@ -64,7 +65,8 @@ class Emulator {
   bool numerics() const { return numerics_; }
   [[noreturn]] void fail(const std::string& category, const std::string& message);
 
-  // Global memory. alloc returns a device address (a PROT_NONE reservation).
+  // Global memory. alloc returns a device address (a PROT_NONE reservation: a kernel's own
+  // loads and stores there are caught and forwarded to gm_load/gm_store, gm_direct.h).
   uint64_t gm_alloc(size_t bytes, const std::string& name);
   void gm_write(uint64_t addr, const void* src, size_t bytes);
   void gm_read(uint64_t addr, void* dst, size_t bytes) const;
@@ -123,6 +125,20 @@ class Emulator {
   void set_value(const evk_lt* t, uint32_t i, double v);
   double gm_get(const evk_gt* t, uint64_t i);
   void gm_set(const evk_gt* t, uint64_t i, double v);
+  // A kernel's own load or store through a __gm__ pointer (gm_direct.h): the bytes it could
+  // have read at `at` (compared with global memory: in a replay, a trace that lies about them
+  // is rejected) or the bytes after its store (written). Each costs ceil(bytes / 4) scalar GM
+  // accesses, ordered as GlobalTensor::GetValue/SetValue are. Only a running block may.
+  void gm_load(GmAddr at, HostBytes seen);
+  void gm_store(GmAddr at, HostBytes bytes);
+  // Where the emulator keeps the bytes behind a device address, for gm_direct's fault
+  // handler (no allocation, no lock): base 0 when no tensor's reservation holds `addr`.
+  struct GmView {
+    uint64_t base = 0;
+    uint8_t* bytes = nullptr;
+    size_t padded = 0;  // the bytes an access may touch (the allocator's round-up included)
+  };
+  GmView gm_view(uint64_t addr);
   void matmul(const evk_mm* mm);
   void barrier(int32_t pipe);
   // aclrtMalloc / aclrtMemcpy(HOST_TO_DEVICE) / aclrtFree from host code.

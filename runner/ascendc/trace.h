@@ -20,7 +20,8 @@
 // buffers to the replay's through the call's buffer table; an address outside every buffer of
 // the call (one remembered from an earlier call, another slot's output) rejects the trace.
 // Adding an entry point: one row here and a one-line C wrapper in api.cpp that calls
-// traced<trace::Id::Row>(args...).
+// traced<trace::Id::Row>(args...). GmLoad and GmStore have no C entry point: gm_direct.cpp's
+// trap handler records them for the kernel's own loads and stores through __gm__ pointers.
 //
 // A call's trace blob: u32 buffer count, {u64 recorded address, u64 bytes} per buffer (the
 // call's inputs then outputs, ABI order), then the entries, each u16 row id and its fields.
@@ -37,6 +38,7 @@
 #include <vector>
 
 #include "emulator.h"
+#include "gm_direct.h"
 
 namespace evk::runner::ascendc::trace {
 
@@ -72,6 +74,8 @@ namespace evk::runner::ascendc::trace {
   X(Set, set_value)              \
   X(GmGet, gm_get)               \
   X(GmSet, gm_set)               \
+  X(GmLoad, gm_load)             \
+  X(GmStore, gm_store)           \
   X(Matmul, matmul)              \
   X(Barrier, barrier)            \
   X(DevMalloc, dev_malloc)       \
@@ -152,6 +156,7 @@ void record_out(Writer& w, T v) {
 
 template <class R, class... P, class... A>
 R traced_call(Id id, R (Emulator::*m)(P...), A... a) {
+  gm_direct::ApiScope api;
   Writer& w = writer();
   std::tuple<P...> args{static_cast<P>(a)...};
   if (!w.attached()) return std::apply([&](P... x) { return (Emulator::get().*m)(x...); }, args);
@@ -172,6 +177,7 @@ R traced_call(Id id, R (Emulator::*m)(P...), A... a) {
 
 template <class R, class... P, class... A>
 R traced_call(Id id, R (Emulator::*m)(P...) const, A... a) {
+  gm_direct::ApiScope api;
   Writer& w = writer();
   R r = (Emulator::get().*m)(static_cast<P>(a)...);
   if (!w.attached()) return r;

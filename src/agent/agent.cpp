@@ -21,19 +21,19 @@ namespace evk {
 
 struct Agent::TaskContext {
   const TaskInfo* task = nullptr;
-  Reference ref;                       // seed 0: shapes, fx ops and the eager baseline
-  std::vector<std::string> ops;        // operator names, for api lookup and queries
-  std::vector<Attempt> attempts;       // this task's attempts so far, in order
-  std::vector<PromptItem> context;     // what the current prompt shows from memory
-  std::vector<PromptAttempt> shown;    // earlier attempts shown (draft)
-  const Attempt* start = nullptr;      // refine: the chosen start point
+  Reference ref;                     // seed 0: shapes, fx ops and the eager baseline
+  std::vector<std::string> ops;      // operator names, for api lookup and queries
+  std::vector<Attempt> attempts;     // this task's attempts so far, in order
+  std::vector<PromptItem> context;   // what the current prompt shows from memory
+  std::vector<PromptAttempt> shown;  // earlier attempts shown (draft)
+  const Attempt* start = nullptr;    // refine: the chosen start point
   std::string prompt;
   int index = 0, count = 0;  // the task's place in the run, for events
 
-  const Attempt* best() const {  // fastest feasible
+  const Attempt* best() const {  // fastest feasible, of those the auditor did not withhold
     const Attempt* b = nullptr;
     for (const auto& a : attempts)
-      if (a.verdict.feasible && (!b || credited_ms(a.verdict) < credited_ms(b->verdict))) b = &a;
+      if (credited_feasible(a) && (!b || credited_ms(a.verdict) < credited_ms(b->verdict))) b = &a;
     return b;
   }
 };
@@ -60,8 +60,7 @@ Agent::Agent(Workspace& ws, Workspace& run_ws, Provider& llm, Executor& executor
     : Agent(ws, run_ws, llm, nullptr, &executor, backend, std::move(opt), std::move(listener)) {}
 
 Agent::Agent(Workspace& ws, Workspace& run_ws, Provider& llm, std::unique_ptr<Executor> own,
-             Executor* executor, const Backend& backend, AgentOptions opt,
-             AgentListener listener)
+             Executor* executor, const Backend& backend, AgentOptions opt, AgentListener listener)
     : ws_(ws),
       run_ws_(run_ws),
       llm_(llm),
@@ -134,7 +133,8 @@ Agent::TaskContext Agent::load(const TaskInfo& task) {
 std::string Agent::lint_verdict(const TaskInfo& task, int index, int count) {
   if (opt_.lint == AgentOptions::Lint::Off) return "";
   LintResult lr = lint_task(ws_, task, opt_.oracle);
-  if (lr.degenerate() && opt_.lint == AgentOptions::Lint::Skip) return "degenerate: " + lr.summary();
+  if (lr.degenerate() && opt_.lint == AgentOptions::Lint::Skip)
+    return "degenerate: " + lr.summary();
   if ((lr.degenerate() || !lr.ok) && listener_)
     listener_({task.id, index, count, nullptr, "task_warning",
                (lr.ok ? "degenerate (--skip-degenerate leaves it out): " : "") + lr.summary()});
@@ -265,7 +265,7 @@ static const Attempt* choose_start(const Agent::TaskContext& tc, Memory& memory,
                                    double epsilon, uint64_t seed) {
   std::vector<const Attempt*> feasible;
   for (const auto& a : tc.attempts)
-    if (a.verdict.feasible) feasible.push_back(&a);
+    if (credited_feasible(a)) feasible.push_back(&a);
   if (!by_q || feasible.size() < 2) return tc.best();
   std::vector<PoolEntry> pool;
   for (const Attempt* a : feasible)
@@ -361,8 +361,17 @@ void Agent::finish(TaskContext& tc, Attempt& a, std::vector<int64_t> context, St
     return;
   }
   reward(tc, a, stage);
-  const std::string experience = model_experience(tc, a, stage);  // a model call: no lock held
+  audit(tc, a);  // model calls, no lock held
+  const std::string experience = model_experience(tc, a, stage);
   std::lock_guard lk(writer_);
+  if (a.audit.withheld) {  // no credit: no reward, no Q update; remembered as not credited
+    a.reward_raw = a.reward = 0;
+    run_ws_.db().transaction([&] {
+      if (opt_.method.write_memory && !opt_.freeze_memory) remember(tc, a, stage, "");
+      a.id = log_.insert(a);
+    });
+    return;
+  }
   run_ws_.db().transaction([&] {
     learn(tc, a, context, stage);
     if (opt_.method.write_memory && !opt_.freeze_memory) remember(tc, a, stage, experience);
@@ -412,7 +421,7 @@ std::string Agent::start_bound(const TaskContext& tc) const {
 // not the schema). Its tokens are the attempt's.
 std::string Agent::model_experience(TaskContext& tc, Attempt& a, Stage stage) {
   if (!opt_.memory.model_experiences || !opt_.method.write_memory || opt_.freeze_memory ||
-      stage != Stage::Refine || !a.verdict.feasible || !tc.start ||
+      stage != Stage::Refine || !credited_feasible(a) || !tc.start ||
       credited_ms(a.verdict) >= credited_ms(tc.best()->verdict))
     return "";
   ExperienceRequest r{.backend = backend_.name(),
@@ -440,26 +449,54 @@ std::string Agent::model_experience(TaskContext& tc, Attempt& a, Stage stage) {
   }
 }
 
+// The model auditor (agent/auditor.h), when the run has one: a feasible kernel that would be
+// credited as the task's new best (the first feasible one, or faster than the best after
+// confirmation) is reviewed once. What it says other than clean goes into the feedback the
+// model sees next; the policy decides whether the credit is withheld (finish()).
+void Agent::audit(TaskContext& tc, Attempt& a) {
+  const Attempt* best = tc.best();
+  if (!opt_.auditor || !a.verdict.feasible ||
+      (best && credited_ms(a.verdict) >= credited_ms(best->verdict)))
+    return;
+  AuditRequest r{.backend = backend_.name(),
+                 .language = backend_.language(),
+                 .task = a.task,
+                 .task_source = tc.task->source,
+                 .fitted = {},
+                 .stage = a.stage,
+                 .attempt = a.idx,
+                 .code = a.code,
+                 .verdict = a.verdict};
+  for (const auto& [name, fit] : tc.task->fitted)
+    r.fitted +=
+        fmt::format("{}{} {} -> {}", r.fitted.empty() ? "" : ", ", name, fit.first, fit.second);
+  a.audit = opt_.auditor->audit(r, attempt_seed(a.task, a.idx) ^ 0xa0d1ULL);
+  a.prompt_tokens += a.audit.prompt_tokens;
+  a.completion_tokens += a.audit.completion_tokens;
+  a.cost_usd += a.audit.cost_usd;
+  if (a.audit.outcome != AuditOutcome::Clean) a.verdict.feedback += "\n" + audit_line(a.audit);
+}
+
 void Agent::remember(TaskContext& tc, Attempt& a, Stage stage, const std::string& experience) {
   const Attempt* best = tc.best();  // null while drafting with nothing feasible yet
-  const std::optional<int64_t> parent =
-      stage == Stage::Refine && tc.start->trace_item ? std::optional<int64_t>(tc.start->trace_item)
-                                                     : std::nullopt;
-  a.trace_item = memory_.add(
-      make_trace({.task = a.task,
-                  .backend = backend_.name(),
-                  .ops = tc.ops,
-                  .code = a.code,
-                  .category = a.verdict.category,
-                  .feedback = a.verdict.feedback,
-                  .feasible = a.verdict.feasible,
-                  .latency_ms = a.verdict.feasible ? std::optional<double>(a.verdict.latency_ms)
-                                                   : std::nullopt,
-                  .parent = parent}));
+  const bool credited = credited_feasible(a);
+  const std::optional<int64_t> parent = stage == Stage::Refine && tc.start->trace_item
+                                            ? std::optional<int64_t>(tc.start->trace_item)
+                                            : std::nullopt;
+  a.trace_item = memory_.add(make_trace(
+      {.task = a.task,
+       .backend = backend_.name(),
+       .ops = tc.ops,
+       .code = a.code,
+       .category = a.verdict.category,
+       .feedback = a.verdict.feedback,
+       .feasible = credited,
+       .latency_ms = credited ? std::optional<double>(a.verdict.latency_ms) : std::nullopt,
+       .parent = parent}));
   const std::optional<int64_t> trace =
       a.trace_item ? std::optional<int64_t>(a.trace_item) : std::nullopt;
-  if (stage == Stage::Draft && a.verdict.feasible && !tc.attempts.empty() &&
-      !tc.attempts.back().verdict.feasible) {
+  if (stage == Stage::Draft && credited && !tc.attempts.empty() &&
+      !credited_feasible(tc.attempts.back())) {
     const Attempt& failed = tc.attempts.back();
     memory_.add(make_experience({.task = a.task,
                                  .backend = backend_.name(),
@@ -470,7 +507,7 @@ void Agent::remember(TaskContext& tc, Attempt& a, Stage stage, const std::string
                                  .fixed_code = a.code,
                                  .parent = trace}));
   }
-  if (stage == Stage::Refine && a.verdict.feasible && best &&
+  if (stage == Stage::Refine && credited && best &&
       credited_ms(a.verdict) < credited_ms(best->verdict)) {
     Item bp = make_best_practice({.task = a.task,
                                   .backend = backend_.name(),
@@ -495,33 +532,36 @@ void Agent::remember(TaskContext& tc, Attempt& a, Stage stage, const std::string
 // best's latency (a tie: it does not become the best nor write a best practice) or slower; the
 // verdict keeps its own measurement and shows both figures. A modeled latency (a cost model,
 // deterministic) needs none. nullopt when no confirmation was needed.
-std::optional<Confirmation> Agent::confirm_speedup(TaskContext& tc, Attempt& a, const Attempt& best) {
+std::optional<Confirmation> Agent::confirm_speedup(TaskContext& tc, Attempt& a,
+                                                   const Attempt& best) {
   Verdict& v = a.verdict;
   const double best_ms = credited_ms(best.verdict);
   if (!opt_.confirm || !v.feasible || v.latency_ms <= 0 || v.latency_ms >= best_ms ||
       v.metrics.contains("modeled") || best.code.empty())
     return std::nullopt;
   double separate = best_ms / v.latency_ms;
-  double noise = v.latency_iqr_ms / v.latency_ms +
-                 (best.verdict.latency_ms > 0 ? best.verdict.latency_iqr_ms / best.verdict.latency_ms : 0);
+  double noise =
+      v.latency_iqr_ms / v.latency_ms +
+      (best.verdict.latency_ms > 0 ? best.verdict.latency_iqr_ms / best.verdict.latency_ms : 0);
   double band = std::max(opt_.confirm_band, noise);
   if (separate >= 1 + band) return std::nullopt;
   Confirmation c = executor_.confirm(*tc.task, best.code, a.code, opt_.verify);
   nlohmann::json j = c.to_json();
   j["separate_ratio"] = separate;
   j["band"] = band;
-  j["credited_ms"] = !c.ran || !c.faster ? best_ms / std::clamp(c.ran ? c.ratio : 1.0, 1e-9, 1.0)
-                                         : v.latency_ms;
+  j["credited_ms"] =
+      !c.ran || !c.faster ? best_ms / std::clamp(c.ran ? c.ratio : 1.0, 1e-9, 1.0) : v.latency_ms;
   v.metrics["confirm"] = j;
-  v.feedback += c.ran ? fmt::format("\nre-timed interleaved with the best (attempt {}, {} rounds): "
-                                    "{:.3f}x measured separately, {:.3f}x side by side (quartiles "
-                                    "{:.3f}-{:.3f}, faster in {} of {} rounds): {}",
-                                    best.idx, c.rounds, separate, c.ratio, c.ratio_q1, c.ratio_q3,
-                                    c.wins, c.rounds,
-                                    c.faster ? "confirmed faster" : "not confirmed faster")
-                      : fmt::format("\n{:.3f}x faster measured separately, within the noise band "
-                                    "({:.0f}%), and not confirmed ({}): not credited as faster",
-                                    separate, 100 * band, c.note);
+  v.feedback += c.ran ? fmt::format(
+                            "\nre-timed interleaved with the best (attempt {}, {} rounds): "
+                            "{:.3f}x measured separately, {:.3f}x side by side (quartiles "
+                            "{:.3f}-{:.3f}, faster in {} of {} rounds): {}",
+                            best.idx, c.rounds, separate, c.ratio, c.ratio_q1, c.ratio_q3, c.wins,
+                            c.rounds, c.faster ? "confirmed faster" : "not confirmed faster")
+                      : fmt::format(
+                            "\n{:.3f}x faster measured separately, within the noise band "
+                            "({:.0f}%), and not confirmed ({}): not credited as faster",
+                            separate, 100 * band, c.note);
   return c;
 }
 

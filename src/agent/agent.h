@@ -1,6 +1,7 @@
 // The agent: per task, cold-start drafting until a kernel is feasible, then continual refining
 // for the rest of the budget, over one memory shared by all tasks of the run
-// (docs/architecture.md §3, §5). Reads top to bottom like the algorithm: run -> episode -> draft / refine.
+// (docs/architecture.md §3, §5). Reads top to bottom like the algorithm: run -> episode -> draft /
+// refine.
 //
 // Resume invariant: every attempt commits in one transaction of the run database together
 // with all its memory effects (Q updates, normaliser, items, provenance). Everything an attempt
@@ -10,13 +11,14 @@
 #pragma once
 #include <atomic>
 #include <functional>
-#include <memory>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "agent/auditor.h"
 #include "agent/method.h"
 #include "agent/prompt.h"
 #include "backends/backend.h"
@@ -31,10 +33,10 @@ namespace evk {
 
 struct AgentOptions {
   Method method;
-  int budget = 30;            // attempts per task, both stages together
+  int budget = 30;  // attempts per task, both stages together
   int parallel_tasks = 1;
   uint64_t seed = 0;
-  int history = 3;            // earlier attempts shown in a draft prompt
+  int history = 3;  // earlier attempts shown in a draft prompt
   bool freeze_memory = false;
   std::filesystem::path prompt_dir;
   // A verification the machinery failed (category infra: a node lost, a job cancelled) is
@@ -48,6 +50,9 @@ struct AgentOptions {
   OracleOptions oracle;
   MemoryParams memory;
   CompletionOptions completion;
+  // The optional model auditor (agent/auditor.h): null, none. Asked about every feasible kernel
+  // that would be credited as its task's new best; its policy may withhold that credit.
+  std::shared_ptr<const Auditor> auditor;
   // Tasks to leave out without attempts, with the reason recorded for each.
   std::map<std::string, std::string> skip;
   // The fairness lint (tasks/lint.h) of each task as it is prepared, before any budget is
@@ -63,7 +68,7 @@ struct AgentEvent {
   const Attempt* attempt = nullptr;  // null for task start/end events
   // "task_start", "attempt", "task_done", "task_skipped", "task_warning"
   std::string kind;
-  std::string reason;                // task_skipped, task_warning: why ("oracle timeout: ...")
+  std::string reason;  // task_skipped, task_warning: why ("oracle timeout: ...")
 };
 using AgentListener = std::function<void(const AgentEvent&)>;
 
@@ -71,11 +76,11 @@ class Agent {
  public:
   // Verifies where `executor` runs its jobs (this machine, a Slurm cluster); the agent stays
   // the single writer of memory and run database either way.
-  Agent(Workspace& ws, Workspace& run_ws, Provider& llm, Executor& executor,
-        const Backend& backend, AgentOptions opt, AgentListener listener = {});
+  Agent(Workspace& ws, Workspace& run_ws, Provider& llm, Executor& executor, const Backend& backend,
+        AgentOptions opt, AgentListener listener = {});
   // Verifies on this machine.
-  Agent(Workspace& ws, Workspace& run_ws, Provider& llm, Verifier& verifier,
-        const Backend& backend, AgentOptions opt, AgentListener listener = {});
+  Agent(Workspace& ws, Workspace& run_ws, Provider& llm, Verifier& verifier, const Backend& backend,
+        AgentOptions opt, AgentListener listener = {});
 
   // Runs (or continues) every task to its budget. A task that cannot be prepared (a broken
   // file, no reference for one of the verifier's seeds, a task in AgentOptions::skip) is
@@ -106,6 +111,7 @@ class Agent {
   std::string start_bound(const TaskContext& tc) const;
   void remember(TaskContext& tc, Attempt& a, Stage stage, const std::string& experience);
   std::string model_experience(TaskContext& tc, Attempt& a, Stage stage);
+  void audit(TaskContext& tc, Attempt& a);
   // Sends `prompt` (built on the retrieved `context`), reads the code and verifies it.
   void ask_and_verify(TaskContext& tc, Attempt& a, std::string prompt,
                       const std::vector<int64_t>& context);

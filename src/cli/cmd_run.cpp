@@ -14,6 +14,7 @@
 #include "core/build_info.h"
 #include "core/error.h"
 #include "core/paths.h"
+#include "llm/accountant.h"
 #include "report/metrics.h"
 #include "report/progress.h"
 #include "report/run_data.h"
@@ -27,7 +28,7 @@ namespace {
 
 struct RunArgs {
   std::string suite, tasks, model, method = "evokernel", curriculum = "given", prompt_dir;
-  std::string resume, memory_from, exclude_tasks, backend = "cpu";
+  std::string resume, memory_from, exclude_tasks, backend = "cpu", auditor;
   int budget = -1, parallel_tasks = 1, level = -1;
   int64_t seed = -1;
   bool dry_run = false, freeze_memory = false, quiet = false, json_events = false;
@@ -83,7 +84,9 @@ AgentListener progress_listener(const RunArgs& a, int budget,
     auto mu = std::make_shared<std::mutex>();
     return [mu](const AgentEvent& e) {
       std::lock_guard lk(*mu);
-      json j = {{"event", e.kind}, {"task", e.task}, {"task_index", e.task_index},
+      json j = {{"event", e.kind},
+                {"task", e.task},
+                {"task_index", e.task_index},
                 {"task_count", e.task_count}};
       if (!e.reason.empty()) j["reason"] = e.reason;
       if (const Attempt* at = e.attempt) {
@@ -96,6 +99,7 @@ AgentListener progress_listener(const RunArgs& a, int budget,
         j["reward"] = at->reward;
         j["tokens"] = at->prompt_tokens + at->completion_tokens;
         j["cost_usd"] = at->cost_usd;
+        if (at->audit.audited()) j["audit"] = to_json(at->audit);
       }
       std::cout << j.dump() << std::endl;
     };
@@ -146,6 +150,7 @@ Session resolve_session(Context& ctx, const RunArgs& a, RunStore& store) {
   if (a.budget > 0) cfg.set("agent.budget", std::to_string(a.budget), "flag");
   if (a.seed >= 0) cfg.set("agent.seed", std::to_string(a.seed), "flag");
   if (!a.model.empty()) cfg.set("llm.model", a.model, "flag");
+  if (!a.auditor.empty()) cfg.set("audit.model", a.auditor, "flag");
   if (a.skip_degenerate) cfg.set("tasks.lint", "skip", "flag");
   if (a.level < -1) throw UsageError("--level must be 0 or more");
   s.level = a.level;
@@ -227,24 +232,35 @@ json checked_baseline(Context& ctx, const Session& s, const RunArgs& a, const Ba
   return stored.is_object() ? stored : record;
 }
 
+// The run's model auditor and policy as its stored config says; null when it had none.
+json run_auditor(const RunInfo& info) {
+  const json cfg =
+      info.options.is_object() ? info.options.value("config", json::object()) : json::object();
+  const std::string model = cfg.value("audit.model", "");
+  if (model.empty()) return nullptr;
+  return {{"model", model}, {"policy", cfg.value("audit.policy", "withhold")}};
+}
+
 void print_results(Workspace& run_ws, const RunInfo& info, bool as_json) {
   AttemptLog log(run_ws);
   auto tasks = log.tasks();
   auto attempts = log.all();
   Metrics all = compute_metrics(tasks, attempts, info.budget);
   auto builds = run_builds(info);
-  std::string label = fmt::format("run {} — method {}, model {}{}, suite {}, budget {}", info.id,
-                                  info.method, info.model,
-                                  info.simulated ? " (SIMULATED: offline sim coder, not an LLM)" : "",
-                                  info.suite, info.budget);
+  std::string label = fmt::format(
+      "run {} — method {}, model {}{}, suite {}, budget {}", info.id, info.method, info.model,
+      info.simulated ? " (SIMULATED: offline sim coder, not an LLM)" : "", info.suite, info.budget);
   if (!builds.empty()) label += "\nbuild: " + join_builds(builds);
+  if (const json au = run_auditor(info); !au.is_null())
+    label += fmt::format("\nmodel auditor: {} (audit.policy = {})", au["model"].get<std::string>(),
+                         au["policy"].get<std::string>());
   if (as_json) {
     const json baseline = run_baseline(info);
     json j = {{"run", info.id},         {"method", info.method},
               {"model", info.model},    {"simulated", info.simulated},
               {"suite", info.suite},    {"budget", info.budget},
               {"baseline", baseline},   {"slow_baseline", baseline_slow(baseline)},
-              {"builds", builds},
+              {"builds", builds},       {"auditor", run_auditor(info)},
               {"overall", to_json(all)}};
     std::set<int> levels;
     for (const auto& t : tasks) levels.insert(t.level);
@@ -268,7 +284,7 @@ void print_results(Workspace& run_ws, const RunInfo& info, bool as_json) {
 
 // One tiny request before anything is written, so an unreachable endpoint or a rejected key is
 // a usage error with the diagnosis, not a run full of failed attempts.
-void preflight(Provider& llm) {
+void preflight(Provider& llm, const char* url_key = "llm.base_url") {
   CompletionOptions o;
   o.max_tokens = 1;
   o.temperature = 0;
@@ -278,9 +294,33 @@ void preflight(Provider& llm) {
   } catch (const ProviderError& e) {
     std::string why = e.what();
     std::replace(why.begin(), why.end(), '\n', ' ');
-    throw UsageError("cannot reach the LLM endpoint: " + why +
-                     " (check llm.base_url and the API key; `evokernel llm ping` diagnoses)");
+    throw UsageError("cannot reach the LLM endpoint: " + why + " (check " + std::string(url_key) +
+                     " and the API key; `evokernel llm ping` diagnoses)");
   }
+}
+
+// The run's model auditor (audit.model; null when empty): its own provider, on audit.base_url
+// when set, sharing the coder's accountant so that the run's budgets and totals hold both.
+struct RunAuditor {
+  std::unique_ptr<Provider> llm;
+  std::shared_ptr<const Auditor> auditor;
+};
+RunAuditor make_run_auditor(const Config& cfg, std::shared_ptr<Accountant> accountant) {
+  const AuditPolicy policy = audit_policy_from(cfg.str("audit.policy"));  // checked even when off
+  const std::string model = cfg.str("audit.model");
+  if (model.empty()) return {};
+  if (model == "sim")
+    throw UsageError(
+        "audit.model is sim: the offline sim coder cannot review kernels; give the "
+        "auditor openai:MODEL, \"cmd:TOOL ARGS\" or replay:FILE");
+  Config own = cfg;
+  if (const std::string url = cfg.str("audit.base_url"); !url.empty())
+    own.set("llm.base_url", url, "audit.base_url");
+  RunAuditor r;
+  r.llm = make_provider(model, own, std::move(accountant));
+  r.auditor = std::make_shared<Auditor>(*r.llm, model, policy,
+                                        static_cast<int>(cfg.integer("llm.max_tokens")));
+  return r;
 }
 
 // Runs (or resumes) one synthesis run; returns its id.
@@ -299,10 +339,15 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
         if (t.level == 0) t.level = s.level;
   auto tasks = select_tasks(suites, s.task_ids, s.curriculum);
   auto backend = make_backend(s.info.backend);
-  auto llm = make_provider(s.info.model, cfg);  // a missing key fails here, before any write
+  auto accountant = Accountant::from_config(cfg);
+  auto llm = make_provider(s.info.model, cfg, accountant);  // a missing key fails here
+  RunAuditor auditor = make_run_auditor(cfg, accountant);
   s.info.simulated = llm->simulated();
   if (s.info.model.rfind("openai:", 0) == 0 && !a.dry_run) preflight(*llm);
+  if (cfg.str("audit.model").rfind("openai:", 0) == 0 && !a.dry_run)
+    preflight(*auditor.llm, cfg.str("audit.base_url").empty() ? "llm.base_url" : "audit.base_url");
   AgentOptions opt = agent_options(ctx, s);
+  opt.auditor = auditor.auditor;
 
   if (a.dry_run) {
     fs::path tmp = fs::temp_directory_path() / fmt::format("evk-dry-run-{}", ::getpid());
@@ -331,9 +376,12 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
     json config = json::object();
     for (const auto& [k, v] : cfg.values())
       if (k != "llm.api_key") config[k] = v.value;
-    s.info.options = {{"prompt_dir", s.prompt_dir}, {"curriculum", s.curriculum},
-                      {"freeze_memory", s.freeze_memory}, {"config", config},
-                      {"memory_from", s.memory_from}, {"exclude_tasks", s.exclude_tasks},
+    s.info.options = {{"prompt_dir", s.prompt_dir},
+                      {"curriculum", s.curriculum},
+                      {"freeze_memory", s.freeze_memory},
+                      {"config", config},
+                      {"memory_from", s.memory_from},
+                      {"exclude_tasks", s.exclude_tasks},
                       {"level", s.level},
                       {"learn_q", opt.method.learn_q && !s.freeze_memory},
                       {"baseline", baseline}};
@@ -343,13 +391,14 @@ int64_t run_once(Context& ctx, const RunArgs& a) {
     store.set_status(s.info.id, RunStatus::Running);
     std::string before = store.record_build(s.info.id, build_string());
     if (!before.empty() && !a.quiet)
-      std::cout << fmt::format("run {}: resumed by {}, made by {}: its attempts so far were "
-                               "verified by the other build\n",
-                               s.info.id, build_string(), before);
+      std::cout << fmt::format(
+          "run {}: resumed by {}, made by {}: its attempts so far were "
+          "verified by the other build\n",
+          s.info.id, build_string(), before);
   }
   Workspace run_ws(store.run_dir(s.info.id));
-  auto guard = cancel_jobs_on_signal(
-      *executor, fmt::format("continue the run with --resume {}", s.info.id));
+  auto guard =
+      cancel_jobs_on_signal(*executor, fmt::format("continue the run with --resume {}", s.info.id));
   std::shared_ptr<ProgressPrinter> printer;
   Agent agent(ctx.workspace(), run_ws, *llm, *executor, *backend, opt,
               progress_listener(a, s.info.budget, printer));
@@ -392,6 +441,11 @@ void add_run_options(CLI::App* c, RunArgs& a) {
                 "openai:MODEL, \"cmd:TOOL ARGS\" (your program per request: the messages as "
                 "JSON on stdin, the reply on stdout), replay:CASSETTE.jsonl or sim (the offline "
                 "simulator); default from config llm.model");
+  c->add_option("--auditor", a.auditor,
+                "a model that reviews each kernel about to be credited as a task's new best for "
+                "reward hacking: openai:MODEL (at audit.base_url, else llm.base_url), \"cmd:TOOL "
+                "ARGS\" or replay:CASSETTE.jsonl; off by default (config audit.model; what a "
+                "suspicious answer does: audit.policy = withhold|warn)");
   c->add_option("--budget", a.budget, "attempts per task, drafting and refining together (30)");
   c->add_option("--seed", a.seed, "seed of the run (retrieval, sampling, the sim coder)");
   c->add_option("--parallel-tasks", a.parallel_tasks,

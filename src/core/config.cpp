@@ -1,10 +1,10 @@
 #include "core/config.h"
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <toml++/toml.h>
 
 #include "core/error.h"
 #include "core/paths.h"
@@ -116,6 +116,16 @@ const std::vector<ConfigKey>& config_keys() {
        "who writes a best practice's text: rules (a diff and the figures) or model (also one "
        "call to the coder model for what changed, why it paid and which bound it fixed, stored "
        "above the rule summary)"},
+      // The optional model auditor (agent/auditor.h)
+      {"audit.model", "",
+       "the model auditor, asked about every kernel that would be credited as a task's new best: "
+       "openai:MODEL, \"cmd:TOOL ARGS\" or replay:FILE (empty: no auditor)"},
+      {"audit.base_url", "",
+       "OpenAI-compatible endpoint of an openai: auditor (empty: llm.base_url); key, retries "
+       "and budgets are the llm.* ones, shared with the coder"},
+      {"audit.policy", "withhold",
+       "what an answer other than clean does: withhold (no credit as best, no Q update, no best "
+       "practice) or warn (recorded and shown, credited)"},
       {"agent.budget", "30", "attempts per task across drafting and refining"},
       {"agent.seed", "0", "seed of the run (the sim coder and sampling)"},
       {"agent.confirm", "true",
@@ -150,7 +160,9 @@ const ConfigValue& Config::at(const std::string& key) const {
   return it->second;
 }
 
-std::string Config::str(const std::string& key) const { return at(key).value; }
+std::string Config::str(const std::string& key) const {
+  return at(key).value;
+}
 
 int64_t Config::integer(const std::string& key) const {
   const auto& v = at(key);
@@ -242,9 +254,10 @@ static void check_key_paths(const std::string& text, const fs::path& path) {
     } else if (c == '#') {
       i = std::min(text.find('\n', i), text.size()) - 1;
     } else if (c == '.' && ++dots > kMaxKeyPath) {
-      throw UsageError(fmt::format("config file {}:{}: a key path of more than {} parts: keys "
-                                   "are SECTION.NAME",
-                                   path.string(), line, kMaxKeyPath));
+      throw UsageError(
+          fmt::format("config file {}:{}: a key path of more than {} parts: keys "
+                      "are SECTION.NAME",
+                      path.string(), line, kMaxKeyPath));
     } else if (c == '\n' || c == '=' || c == '[' || c == ']' || c == '{' || c == '}' || c == ',') {
       line += c == '\n';
       dots = 0;

@@ -14,7 +14,9 @@ using nlohmann::json;
 
 namespace {
 
-double ratio(double num, double den) { return num > 0 && den > 0 ? num / den : 0; }
+double ratio(double num, double den) {
+  return num > 0 && den > 0 ? num / den : 0;
+}
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -23,16 +25,24 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-std::string num(double v) { return fmt::format("{:.6g}", v); }
+std::string num(double v) {
+  return fmt::format("{:.6g}", v);
+}
 
 json run_json(const RunInfo& r) {
   const json baseline = run_baseline(r);
-  return {{"id", r.id},           {"method", r.method},
-          {"model", r.model},     {"simulated", r.simulated},
-          {"suite", r.suite},     {"backend", r.backend},
-          {"budget", r.budget},   {"seed", r.seed},
-          {"status", r.status},   {"created", r.created},
-          {"baseline", baseline}, {"slow_baseline", baseline_slow(baseline)},
+  return {{"id", r.id},
+          {"method", r.method},
+          {"model", r.model},
+          {"simulated", r.simulated},
+          {"suite", r.suite},
+          {"backend", r.backend},
+          {"budget", r.budget},
+          {"seed", r.seed},
+          {"status", r.status},
+          {"created", r.created},
+          {"baseline", baseline},
+          {"slow_baseline", baseline_slow(baseline)},
           {"builds", run_builds(r)}};
 }
 
@@ -64,7 +74,8 @@ std::string verdict_text(const Verdict& v) {
 std::string kernel_file_name(const std::string& task, const std::string& backend) {
   std::string s;
   for (char c : task)
-    s += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
+    s +=
+        (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
   if (s.empty() || s[0] == '.') s = "_" + s;
   return s + fs::path(make_backend(backend)->source_filename()).extension().string();
 }
@@ -110,6 +121,7 @@ std::string format_show(const RunData& run, const std::string& task, bool* found
   s += fmt::format("achieved {:.2f} GB/s, {:.2f} GFLOP/s, {} of the roofline\n", v.gbps, v.gflops,
                    fmt_pct(v.roofline_fraction));
   if (!v.diagnosis.empty()) s += "diagnosis " + render_diagnosis(v.diagnosis);
+  if (best->audit.audited()) s += audit_line(best->audit) + "\n";
   s += "\n" + best->code + (best->code.empty() || best->code.back() == '\n' ? "" : "\n");
   return s;
 }
@@ -131,10 +143,15 @@ json manifest_json(const RunData& run) {
       e["roofline_fraction"] = best->verdict.roofline_fraction;
       e["bound"] = bound_name(best->verdict.diagnosis.bound);
       e["verdict"] = to_json(best->verdict);
+      if (best->audit.audited()) e["audit"] = to_json(best->audit);
     }
+    e["audited"] = t.audited;
+    e["withheld"] = t.withheld;
     tasks.push_back(std::move(e));
   }
-  json j = {{"format", "evokernel-export"}, {"version", 1}, {"run", run_json(run.info)},
+  json j = {{"format", "evokernel-export"},
+            {"version", 1},
+            {"run", run_json(run.info)},
             {"tasks", tasks}};
   if (run.info.simulated) j["note"] = kSimulatedNote;
   return j;

@@ -95,8 +95,9 @@ std::string now_utc() {
 }
 
 std::string sim_badge(const RunInfo& r) {
-  return r.simulated ? "<span class=\"sim\" title=\"offline sim coder, not an LLM\">SIMULATED</span>"
-                     : "";
+  return r.simulated
+             ? "<span class=\"sim\" title=\"offline sim coder, not an LLM\">SIMULATED</span>"
+             : "";
 }
 
 // The name of a run in tables and headings (HTML, escaped, with the badge).
@@ -115,30 +116,35 @@ std::string iqr(const Spread& s) {
                      fmt_x(s.q3));
 }
 
-double speedup(double base, double ms) { return base > 0 && ms > 0 ? base / ms : 0; }
+double speedup(double base, double ms) {
+  return base > 0 && ms > 0 ? base / ms : 0;
+}
 
 // ---- header ----
 
 std::string header(const std::vector<RunData>& runs, const ReportOptions& opt) {
   const RunInfo& r0 = runs.front().info;
-  std::string title = runs.size() == 1 ? fmt::format("EvoKernel report — run {}", r0.id)
-                                       : fmt::format("EvoKernel report — run {} compared with {}",
-                                                     r0.id, runs.size() - 1 == 1
-                                                                ? fmt::format("run {}", runs[1].info.id)
-                                                                : fmt::format("{} runs", runs.size() - 1));
+  std::string title =
+      runs.size() == 1
+          ? fmt::format("EvoKernel report — run {}", r0.id)
+          : fmt::format("EvoKernel report — run {} compared with {}", r0.id,
+                        runs.size() - 1 == 1 ? fmt::format("run {}", runs[1].info.id)
+                                             : fmt::format("{} runs", runs.size() - 1));
   std::string out = "<header class=\"top\"><div class=\"wrap\"><h1>" + html_escape(title) + "</h1>";
-  out += fmt::format("<p class=\"sub\">suite {} · backend {} · budget {} attempts per task · "
-                     "generated {}</p><div class=\"runs\">",
-                     html_escape(r0.suite), html_escape(r0.backend), r0.budget,
-                     html_escape(opt.generated.empty() ? now_utc() : opt.generated));
+  out += fmt::format(
+      "<p class=\"sub\">suite {} · backend {} · budget {} attempts per task · "
+      "generated {}</p><div class=\"runs\">",
+      html_escape(r0.suite), html_escape(r0.backend), r0.budget,
+      html_escape(opt.generated.empty() ? now_utc() : opt.generated));
   for (const auto& r : runs)
     out +=
         fmt::format("<span class=\"chip\">run {} · {} · {} · seed {} · {} · {}{}</span>", r.info.id,
                     html_escape(r.info.method), html_escape(r.info.model), r.info.seed,
                     run_status_name(r.info.status), html_escape(r.info.created), sim_badge(r.info));
-  out += "</div><nav class=\"toc\"><a href=\"#summary\">Summary</a><a href=\"#progress\">Progress"
-         "</a><a href=\"#speedups\">Speed-ups</a><a href=\"#failures\">Failures</a><a "
-         "href=\"#memory\">Memory</a><a href=\"#tasks\">Tasks</a></nav></div></header>";
+  out +=
+      "</div><nav class=\"toc\"><a href=\"#summary\">Summary</a><a href=\"#progress\">Progress"
+      "</a><a href=\"#speedups\">Speed-ups</a><a href=\"#failures\">Failures</a><a "
+      "href=\"#memory\">Memory</a><a href=\"#tasks\">Tasks</a></nav></div></header>";
   return out;
 }
 
@@ -187,10 +193,11 @@ std::string run_card(const RunData& r) {
       fitted ? fmt::format(" ({} fitted)", fitted) : "",
       m.skipped.empty() ? "" : fmt::format(" · {} skipped", m.skipped.size()), m.attempts,
       run_status_name(r.info.status));
-  out += tile(fmt::format("{}<small> / {}</small>", m.solved, m.tasks), "tasks solved (Acc " +
-                                                                          fmt_pct(m.acc) + ")");
+  out += tile(fmt::format("{}<small> / {}</small>", m.solved, m.tasks),
+              "tasks solved (Acc " + fmt_pct(m.acc) + ")");
   out += tile(fmt_pct(m.compilation_rate), "compilation rate");
-  out += tile(fmt_pct(m.fast_p.count(1) ? m.fast_p.at(1) : 0), "fast<sub>1</sub>: faster than eager");
+  out +=
+      tile(fmt_pct(m.fast_p.count(1) ? m.fast_p.at(1) : 0), "fast<sub>1</sub>: faster than eager");
   out += tile(m.speedup_over_first.n ? fmt_x(m.speedup_over_first.median) : "-",
               "median speed-up over first draft");
   out += tile(m.solved ? fmt_x(m.geomean_over_eager) : "-", "geomean speed-up over eager");
@@ -216,9 +223,8 @@ std::string summary_row(const RunInfo& info, int rowspan, const std::string& sco
                             html_escape(join_builds(run_builds(info))),
                             info.simulated ? "<br>" + sim_badge(info) : "")
               : "",
-      html_escape(scope),
-      fmt::format("{}/{}", m.solved, m.tasks), fmt_pct(m.compilation_rate), fmt_pct(m.acc),
-      fmt_pct(m.acc_round1), fp(1), fp(1.5), fp(2), iqr(m.speedup_over_first),
+      html_escape(scope), fmt::format("{}/{}", m.solved, m.tasks), fmt_pct(m.compilation_rate),
+      fmt_pct(m.acc), fmt_pct(m.acc_round1), fp(1), fp(1.5), fp(2), iqr(m.speedup_over_first),
       m.solved ? fmt_x(m.geomean_over_eager) : "-",
       m.attempts_to_first.n ? fmt::format("{:.1f}", m.attempts_to_first.median) : "-");
 }
@@ -231,12 +237,13 @@ std::string summary(const std::vector<RunData>& runs) {
       "PyTorch eager; speed-up over the first draft = first feasible latency / best latency "
       "(median and IQR over solved tasks).</p><div class=\"cards\">";
   for (const auto& r : runs) out += run_card(r);
-  out += "</div><h3>Metrics per level</h3><div class=\"tablebox\"><table class=\"summary\">"
-         "<thead><tr><th>Run</th><th>Scope</th><th class=\"n\">Solved</th><th class=\"n\">CR</th>"
-         "<th class=\"n\">Acc</th><th class=\"n\">Acc@1</th><th class=\"n\">fast<sub>1</sub></th>"
-         "<th class=\"n\">fast<sub>1.5</sub></th><th class=\"n\">fast<sub>2</sub></th>"
-         "<th class=\"n\">× first draft (IQR)</th><th class=\"n\">geomean × eager</th>"
-         "<th class=\"n\">attempts to 1st</th></tr></thead><tbody>";
+  out +=
+      "</div><h3>Metrics per level</h3><div class=\"tablebox\"><table class=\"summary\">"
+      "<thead><tr><th>Run</th><th>Scope</th><th class=\"n\">Solved</th><th class=\"n\">CR</th>"
+      "<th class=\"n\">Acc</th><th class=\"n\">Acc@1</th><th class=\"n\">fast<sub>1</sub></th>"
+      "<th class=\"n\">fast<sub>1.5</sub></th><th class=\"n\">fast<sub>2</sub></th>"
+      "<th class=\"n\">× first draft (IQR)</th><th class=\"n\">geomean × eager</th>"
+      "<th class=\"n\">attempts to 1st</th></tr></thead><tbody>";
   for (const auto& r : runs) {
     int rows = 1 + (r.by_level.size() > 1 ? static_cast<int>(r.by_level.size()) : 0);
     if (r.by_level.size() > 1)
@@ -391,8 +398,7 @@ std::string memory_stage(const RunData& r, const StageMemoryView& sv, const Repo
   std::string title = sv.stage == Stage::Draft ? "Drafting (Q1: helped produce a correct kernel)"
                                                : "Refining (Q2: helped make kernels faster)";
   std::string out = "<h3>" + html_escape(title) + "</h3>";
-  if (sv.top.empty())
-    return out + "<p class=\"muted\">No item was visited in this stage.</p>";
+  if (sv.top.empty()) return out + "<p class=\"muted\">No item was visited in this stage.</p>";
   svg::LineChart c;
   c.title = fmt::format("Q{} of the top {} items over the run", sv.stage == Stage::Draft ? 1 : 2,
                         std::min(opt.trajectories, sv.top.size()));
@@ -425,12 +431,14 @@ std::string memory_stage(const RunData& r, const StageMemoryView& sv, const Repo
         it.updates, it.updates ? fmt::format("{:+.2f}", it.mean_reward) : "-",
         ys.size() >= 2 ? svg::sparkline(ys, 120, 24, charted ? svg::color(i) : "#94a3b8") : "");
   }
-  out += "<div class=\"tablebox\"><table class=\"memory\"><thead><tr><th class=\"n\">#</th>"
-         "<th>Item</th><th class=\"n\">Q</th><th class=\"n\">visits</th><th class=\"n\">in "
-         "context (this run)</th><th class=\"n\">mean reward</th><th>Q over the run</th></tr>"
-         "</thead><tbody>" +
-         rows + "</tbody></table></div>";
-  if (mv.learned && !c.series.empty()) chart = "<div class=\"panel\">" + svg::line_chart(c) + "</div>";
+  out +=
+      "<div class=\"tablebox\"><table class=\"memory\"><thead><tr><th class=\"n\">#</th>"
+      "<th>Item</th><th class=\"n\">Q</th><th class=\"n\">visits</th><th class=\"n\">in "
+      "context (this run)</th><th class=\"n\">mean reward</th><th>Q over the run</th></tr>"
+      "</thead><tbody>" +
+      rows + "</tbody></table></div>";
+  if (mv.learned && !c.series.empty())
+    chart = "<div class=\"panel\">" + svg::line_chart(c) + "</div>";
   return out;
 }
 
@@ -441,7 +449,8 @@ std::string memory(const std::vector<RunData>& runs, const ReportOptions& opt) {
       "attempt's context; trajectories are replayed from the run's provenance records.</p>";
   for (const auto& r : runs) {
     const MemoryView& mv = r.memory;
-    out += "<div class=\"card\" style=\"margin-bottom:16px\"><h3>" + run_name_html(r.info) + "</h3>";
+    out +=
+        "<div class=\"card\" style=\"margin-bottom:16px\"><h3>" + run_name_html(r.info) + "</h3>";
     std::string kinds;
     int64_t total = 0;
     for (const auto& [k, n] : mv.items_by_kind) {
@@ -492,9 +501,14 @@ std::string task_rows(const RunData& r, const TaskResult& t) {
   for (const auto& [c, n] : fails)
     fail_text +=
         fmt::format("{}{}×{}", fail_text.empty() ? "" : " ", n, html_escape(category_name(c)));
-  std::string status = t.solved ? fmt::format("<span class=\"ok\">attempt {}</span>", t.first_feasible_idx)
-                                : "<span class=\"bad\">unsolved</span>";
-  std::string best_cell = best ? fmt::format("{} #{}", html_escape(stage_name(best->stage)), best->idx) : "-";
+  if (t.withheld)  // feasible, but the model auditor's policy withheld the credit
+    fail_text +=
+        fmt::format("{}{}×withheld by the auditor", fail_text.empty() ? "" : " ", t.withheld);
+  std::string status =
+      t.solved ? fmt::format("<span class=\"ok\">attempt {}</span>", t.first_feasible_idx)
+               : "<span class=\"bad\">unsolved</span>";
+  std::string best_cell =
+      best ? fmt::format("{} #{}", html_escape(stage_name(best->stage)), best->idx) : "-";
   std::string out = fmt::format(
       "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"nw\">{}</td><td class=\"n\">{}</td>"
       "<td class=\"nw\">{}</td>"
@@ -507,14 +521,25 @@ std::string task_rows(const RunData& r, const TaskResult& t) {
       fail_text.empty() ? "-" : fail_text);
   std::string detail;
   if (best)
-    detail = code_block(fmt::format("best kernel — attempt {} ({}), {}", best->idx,
-                                    html_escape(stage_name(best->stage)), fmt_ms(best->verdict.latency_ms)),
-                        best->code, "");
+    detail = code_block(
+        fmt::format("best kernel — attempt {} ({}), {}", best->idx,
+                    html_escape(stage_name(best->stage)), fmt_ms(best->verdict.latency_ms)),
+        best->code, "");
   else if (last)
     detail = code_block(
         fmt::format("last attempt — {} ({}): {}", last->idx, html_escape(stage_name(last->stage)),
                     html_escape(category_name(last->verdict.category))),
         last->code, last->verdict.feedback);
+  std::string audits;  // every review of the model auditor, per attempt
+  for (const auto& a : r.attempts)
+    if (a.task == t.task && a.audit.audited())
+      audits += fmt::format("<li>attempt {} ({}): {}</li>", a.idx, html_escape(stage_name(a.stage)),
+                            html_escape(audit_line(a.audit)));
+  if (!audits.empty())
+    detail += fmt::format(
+        "<details><summary>model auditor — {} review(s), {} withheld</summary>"
+        "<ul>{}</ul></details>",
+        t.audited, t.withheld, audits);
   if (!detail.empty()) out += "<tr class=\"code\"><td colspan=\"11\">" + detail + "</td></tr>";
   return out;
 }
@@ -525,18 +550,21 @@ std::string tasks(const std::vector<RunData>& runs) {
       "task (open a row's code to read it), its latency against PyTorch eager and the first "
       "draft, and the fraction of the machine's roofline it reaches.</p>";
   for (const auto& r : runs) {
-    out += "<h3>" + run_name_html(r.info) + "</h3><div class=\"tablebox\"><table class=\"tasks\">"
-           "<thead><tr><th>Task</th><th class=\"n\">Level</th><th>Solved at</th>"
-           "<th class=\"n\">Attempts</th><th>Best from</th><th class=\"n\">Latency</th>"
-           "<th class=\"n\">Eager</th><th class=\"n\">× eager</th><th class=\"n\">× first draft</th>"
-           "<th class=\"n\">Roofline</th><th>Failures</th></tr></thead><tbody>";
+    out +=
+        "<h3>" + run_name_html(r.info) +
+        "</h3><div class=\"tablebox\"><table class=\"tasks\">"
+        "<thead><tr><th>Task</th><th class=\"n\">Level</th><th>Solved at</th>"
+        "<th class=\"n\">Attempts</th><th>Best from</th><th class=\"n\">Latency</th>"
+        "<th class=\"n\">Eager</th><th class=\"n\">× eager</th><th class=\"n\">× first draft</th>"
+        "<th class=\"n\">Roofline</th><th>Failures</th></tr></thead><tbody>";
     for (const auto& t : r.overall.per_task) out += task_rows(r, t);
     out += "</tbody></table></div>";
     if (!r.overall.skipped.empty()) {
-      out += fmt::format("<p>Skipped without attempts ({}), not in any figure:</p><div "
-                         "class=\"tablebox\"><table class=\"tasks\"><thead><tr><th>Task</th>"
-                         "<th>Reason</th></tr></thead><tbody>",
-                         r.overall.skipped.size());
+      out += fmt::format(
+          "<p>Skipped without attempts ({}), not in any figure:</p><div "
+          "class=\"tablebox\"><table class=\"tasks\"><thead><tr><th>Task</th>"
+          "<th>Reason</th></tr></thead><tbody>",
+          r.overall.skipped.size());
       for (const auto& [task, why] : r.overall.skipped)
         out += "<tr><td>" + html_escape(task) + "</td><td>" + html_escape(why) + "</td></tr>";
       out += "</tbody></table></div>";
@@ -553,16 +581,19 @@ std::string footer(const std::vector<RunData>& runs) {
   }
   std::string out = "<footer><ul>";
   if (any_sim)
-    out += "<li><strong>SIMULATED</strong> runs used model <code>sim</code>: the offline coder "
-           "of docs/architecture.md §8, a stochastic program generator, not an LLM.</li>";
+    out +=
+        "<li><strong>SIMULATED</strong> runs used model <code>sim</code>: the offline coder "
+        "of docs/architecture.md §8, a stochastic program generator, not an LLM.</li>";
   if (any_fitted)
-    out += "<li>Tasks tagged <em>fitted</em> ran with input shapes scaled down to fit "
-           "--max-elements; their latencies are not those of the original sizes.</li>";
-  out += "<li>PyTorch eager is timed in float32 with allocator reuse (freed blocks kept, like "
-         "PyTorch's CUDA caching allocator), on the same thread count as the kernels.</li>"
-         "<li>Roofline fraction: achieved throughput over what the machine's measured bandwidth "
-         "and compute peaks allow for the task's bytes and FLOPs.</li>"
-         "<li>Generated by evokernel; this file needs no network and no scripts.</li></ul></footer>";
+    out +=
+        "<li>Tasks tagged <em>fitted</em> ran with input shapes scaled down to fit "
+        "--max-elements; their latencies are not those of the original sizes.</li>";
+  out +=
+      "<li>PyTorch eager is timed in float32 with allocator reuse (freed blocks kept, like "
+      "PyTorch's CUDA caching allocator), on the same thread count as the kernels.</li>"
+      "<li>Roofline fraction: achieved throughput over what the machine's measured bandwidth "
+      "and compute peaks allow for the task's bytes and FLOPs.</li>"
+      "<li>Generated by evokernel; this file needs no network and no scripts.</li></ul></footer>";
   return out;
 }
 
@@ -571,13 +602,15 @@ std::string footer(const std::vector<RunData>& runs) {
 std::string render_report(const std::vector<RunData>& runs, const ReportOptions& opt) {
   if (runs.empty()) return "";
   std::string title = fmt::format("EvoKernel report — run {}", runs.front().info.id);
-  std::string out = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                    "<title>" + html_escape(title) + (runs.front().info.simulated ? " (SIMULATED)" : "") +
-                    "</title><style>" + kStyle + "</style></head><body>";
+  std::string out =
+      "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<title>" +
+      html_escape(title) + (runs.front().info.simulated ? " (SIMULATED)" : "") + "</title><style>" +
+      kStyle + "</style></head><body>";
   out += header(runs, opt);
-  out += "<main class=\"wrap\">" + banners(runs) + summary(runs) + progress(runs) +
-         speedups(runs) + failures(runs) + memory(runs, opt) + tasks(runs) + footer(runs) +
+  out += "<main class=\"wrap\">" + banners(runs) + summary(runs) + progress(runs) + speedups(runs) +
+         failures(runs) + memory(runs, opt) + tasks(runs) + footer(runs) +
          "</main></body></html>\n";
   return out;
 }

@@ -26,6 +26,22 @@ static Spread spread(std::vector<double> v) {
 
 static const double kPs[] = {0, 0.5, 0.8, 1, 1.5, 2};
 
+static void count_audit(const Attempt& a, AuditCounts& c, TaskResult& r) {
+  const Audit& x = a.audit;
+  if (!x.audited()) return;
+  ++c.audited;
+  ++r.audited;
+  c.clean += x.outcome == AuditOutcome::Clean;
+  c.suspicious += x.outcome == AuditOutcome::Suspicious;
+  c.unparsed += x.outcome == AuditOutcome::Unparsed;
+  c.failed += x.outcome == AuditOutcome::Failed;
+  c.withheld += x.withheld;
+  r.withheld += x.withheld;
+  c.calls += x.calls;
+  c.prompt_tokens += x.prompt_tokens;
+  c.completion_tokens += x.completion_tokens;
+}
+
 Metrics compute_metrics(const std::vector<TaskRecord>& tasks, const std::vector<Attempt>& attempts,
                         int budget, const std::vector<int>& levels) {
   Metrics m;
@@ -55,10 +71,12 @@ Metrics compute_metrics(const std::vector<TaskRecord>& tasks, const std::vector<
       // An infra verdict says nothing about the code: it is not a compilation to count.
       if (!a.code.empty() && !is_infra(a.verdict.category)) ++m.with_code;
       if (a.verdict.compiled && !is_infra(a.verdict.category)) ++m.compiled;
+      count_audit(a, m.audit, r);
       if (!a.verdict.feasible) {
         ++m.failures[a.verdict.category];
         continue;
       }
+      if (!credited_feasible(a)) continue;  // counted in m.audit.withheld
       if (!r.first_feasible_idx) {
         r.first_feasible_idx = a.idx;
         r.first_ms = a.verdict.latency_ms;
@@ -135,7 +153,19 @@ nlohmann::json to_json(const Metrics& m) {
                      {"best_ms", t.best_ms},
                      {"best_attempt_id", t.best_attempt},
                      {"roofline_fraction", t.roofline_fraction},
-                     {"fitted", t.fitted}});
+                     {"fitted", t.fitted},
+                     {"audited", t.audited},
+                     {"withheld", t.withheld}});
+  const AuditCounts& a = m.audit;
+  const nlohmann::json audit = {{"audited", a.audited},
+                                {"clean", a.clean},
+                                {"suspicious", a.suspicious},
+                                {"unparsed", a.unparsed},
+                                {"failed", a.failed},
+                                {"withheld", a.withheld},
+                                {"calls", a.calls},
+                                {"prompt_tokens", a.prompt_tokens},
+                                {"completion_tokens", a.completion_tokens}};
   return {{"tasks", m.tasks},
           {"solved", m.solved},
           {"attempts", m.attempts},
@@ -154,6 +184,7 @@ nlohmann::json to_json(const Metrics& m) {
           {"cost_per_solved", m.cost_per_solved},
           {"acc_curve", m.acc_curve},
           {"failures", failure_counts(m.failures)},
+          {"audit", audit},
           {"skipped", m.skipped},
           {"per_task", tasks}};
 }
@@ -162,16 +193,15 @@ std::string format_metrics(const Metrics& m, const std::string& title) {
   std::string s = title + "\n";
   s += fmt::format("  tasks {}  solved {}  attempts {}\n", m.tasks, m.solved, m.attempts);
   s += fmt::format("  compilation rate       {:6.1f}%\n", 100 * m.compilation_rate);
-  s += fmt::format("  correctness (Acc)      {:6.1f}%   (after attempt 1: {:.1f}%)\n",
-                   100 * m.acc, 100 * m.acc_round1);
+  s += fmt::format("  correctness (Acc)      {:6.1f}%   (after attempt 1: {:.1f}%)\n", 100 * m.acc,
+                   100 * m.acc_round1);
   s += "  fast_p vs PyTorch eager";
   for (const auto& [p, v] : m.fast_p) s += fmt::format("  p={}: {:.1f}%", p, 100 * v);
   s += fmt::format("\n  Fast1 ratio            {:6.1f}%   (fast_1 after attempt 1: {:.1f}%)\n",
                    100 * m.fast1_ratio, 100 * m.fast1_round1);
-  s += fmt::format(
-      "  speed-up over first draft  median {:.2f}x  IQR {:.2f}-{:.2f}x  (n={})\n",
-      m.speedup_over_first.median, m.speedup_over_first.q1, m.speedup_over_first.q3,
-      m.speedup_over_first.n);
+  s += fmt::format("  speed-up over first draft  median {:.2f}x  IQR {:.2f}-{:.2f}x  (n={})\n",
+                   m.speedup_over_first.median, m.speedup_over_first.q1, m.speedup_over_first.q3,
+                   m.speedup_over_first.n);
   s += fmt::format("  geomean speed-up over eager (solved)  {:.2f}x\n", m.geomean_over_eager);
   s += fmt::format("  attempts to first feasible  median {:.1f}  IQR {:.1f}-{:.1f}\n",
                    m.attempts_to_first.median, m.attempts_to_first.q1, m.attempts_to_first.q3);
@@ -185,6 +215,12 @@ std::string format_metrics(const Metrics& m, const std::string& title) {
   s += "\n  failures:";
   for (const auto& [c, n] : m.failures) s += fmt::format(" {}={}", category_name(c), n);
   s += "\n";
+  if (const AuditCounts& a = m.audit; a.audited)
+    s += fmt::format(
+        "  model auditor: {} reviewed ({} calls, {} tokens): {} clean, {} suspicious, {} "
+        "unparsed, {} failed; credit withheld from {}\n",
+        a.audited, a.calls, a.prompt_tokens + a.completion_tokens, a.clean, a.suspicious,
+        a.unparsed, a.failed, a.withheld);
   if (!m.skipped.empty()) {
     s += fmt::format("  skipped {} task(s), not in the figures above:\n", m.skipped.size());
     for (const auto& [task, why] : m.skipped) s += fmt::format("    {}: {}\n", task, why);

@@ -62,10 +62,13 @@ struct ProgressPrinter::State {
       if (!(t.best_ms > 0)) continue;
       if (t.eager_ms > 0 && t.eager_ms / t.best_ms > best_eager)
         best_eager = t.eager_ms / t.best_ms, best_eager_task = k;
-      if (t.first_ms / t.best_ms > best_first) best_first = t.first_ms / t.best_ms, best_first_task = k;
+      if (t.first_ms / t.best_ms > best_first)
+        best_first = t.first_ms / t.best_ms, best_first_task = k;
     }
-    if (best_eager > 0) s += fmt::format(" · best {} eager ({})", fmt_x(best_eager), best_eager_task);
-    if (best_first > 1.0) s += fmt::format(", {} over 1st draft ({})", fmt_x(best_first), best_first_task);
+    if (best_eager > 0)
+      s += fmt::format(" · best {} eager ({})", fmt_x(best_eager), best_eager_task);
+    if (best_first > 1.0)
+      s += fmt::format(", {} over 1st draft ({})", fmt_x(best_first), best_first_task);
     if (tokens) s += fmt::format(" · {} tokens", fmt_count(static_cast<double>(tokens)));
     if (cost > 0) s += fmt::format(" ${:.2f}", cost);
     if (attempts > 0) {
@@ -119,7 +122,7 @@ void ProgressPrinter::on_event(const std::string& kind, const std::string& task,
     t.last_idx = std::max(t.last_idx, a->idx);
     const Verdict& v = a->verdict;
     if (v.eager_ms > 0) t.eager_ms = v.eager_ms;
-    if (v.feasible && v.latency_ms > 0) {
+    if (credited_feasible(*a) && v.latency_ms > 0) {
       if (!(t.first_ms > 0)) t.first_ms = v.latency_ms;
       if (!(t.best_ms > 0) || v.latency_ms < t.best_ms) t.best_ms = v.latency_ms;
     }
@@ -128,9 +131,12 @@ void ProgressPrinter::on_event(const std::string& kind, const std::string& task,
                              ? fmt::format("ok {} ({} eager)", fmt_ms(v.latency_ms),
                                            fmt_x(v.eager_ms > 0 ? v.eager_ms / v.latency_ms : 0))
                              : category_name(v.category);
+      if (a->audit.audited())
+        what += fmt::format(" · audit {}{}", audit_outcome_name(a->audit.outcome),
+                            a->audit.withheld ? ", credit withheld" : "");
       s.print_line(fmt::format("[{}/{}] {} {:>2}/{} {:<6} {} | solved {} CR {:.0f}%", task_index,
-                               task_count, task, a->idx, s.o.budget, stage_name(a->stage), what, s.solved(),
-                               s.with_code ? 100.0 * s.compiled / s.with_code : 0.0));
+                               task_count, task, a->idx, s.o.budget, stage_name(a->stage), what,
+                               s.solved(), s.with_code ? 100.0 * s.compiled / s.with_code : 0.0));
     }
   } else if (kind == "task_warning") {
     s.print_line(fmt::format("warning [{}/{}] {}: {}", task_index, task_count, task, reason));
@@ -140,13 +146,12 @@ void ProgressPrinter::on_event(const std::string& kind, const std::string& task,
   } else if (kind == "task_done") {
     t.done = true;
     std::string line =
-        t.best_ms > 0
-            ? fmt::format("done [{}/{}] {}: best {} ({} eager, {} over the first draft)", task_index,
-                          task_count, task, fmt_ms(t.best_ms),
-                          fmt_x(t.eager_ms > 0 ? t.eager_ms / t.best_ms : 0),
-                          fmt_x(t.first_ms / t.best_ms))
-            : fmt::format("done [{}/{}] {}: no feasible kernel in {} attempts", task_index,
-                          task_count, task, t.last_idx);
+        t.best_ms > 0 ? fmt::format("done [{}/{}] {}: best {} ({} eager, {} over the first draft)",
+                                    task_index, task_count, task, fmt_ms(t.best_ms),
+                                    fmt_x(t.eager_ms > 0 ? t.eager_ms / t.best_ms : 0),
+                                    fmt_x(t.first_ms / t.best_ms))
+                      : fmt::format("done [{}/{}] {}: no feasible kernel in {} attempts",
+                                    task_index, task_count, task, t.last_idx);
     s.print_line(line);
   }
   s.redraw();

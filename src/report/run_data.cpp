@@ -58,7 +58,7 @@ std::string run_label(const RunInfo& info) {
 const Attempt* best_attempt(const RunData& run, const std::string& task) {
   const Attempt* best = nullptr;
   for (const auto& a : run.attempts)
-    if (a.task == task && a.verdict.feasible &&
+    if (a.task == task && credited_feasible(a) &&
         (!best || a.verdict.latency_ms < best->verdict.latency_ms))
       best = &a;
   return best;
@@ -67,7 +67,7 @@ const Attempt* best_attempt(const RunData& run, const std::string& task) {
 const Attempt* first_feasible(const RunData& run, const std::string& task) {
   const Attempt* first = nullptr;
   for (const auto& a : run.attempts)
-    if (a.task == task && a.verdict.feasible && (!first || a.idx < first->idx)) first = &a;
+    if (a.task == task && credited_feasible(a) && (!first || a.idx < first->idx)) first = &a;
   return first;
 }
 

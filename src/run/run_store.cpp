@@ -163,7 +163,9 @@ AttemptLog::AttemptLog(Workspace& ws) : ws_(ws) {
       latency_ms REAL, reward REAL, reward_raw REAL, prompt_tokens INTEGER,
       completion_tokens INTEGER, cost_usd REAL, llm_s REAL, verify_s REAL, created TEXT,
       UNIQUE(task, idx)))",
-                           "ALTER TABLE run_tasks ADD COLUMN skipped TEXT"});
+                           "ALTER TABLE run_tasks ADD COLUMN skipped TEXT",
+                           // The model auditor's review (core/audit.h), JSON; NULL: none.
+                           "ALTER TABLE attempts ADD COLUMN audit TEXT"});
 }
 
 void AttemptLog::put_task(const TaskRecord& t) {
@@ -198,8 +200,8 @@ int64_t AttemptLog::insert(const Attempt& a) {
   auto s = ws_.db().prepare(
       "INSERT INTO attempts(task, idx, stage, prompt, reply, code, context_ids, start_point,"
       " trace_item, verdict, feasible, compiled, category, latency_ms, reward, reward_raw,"
-      " prompt_tokens, completion_tokens, cost_usd, llm_s, verify_s, created)"
-      " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      " prompt_tokens, completion_tokens, cost_usd, llm_s, verify_s, created, audit)"
+      " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, a.task).bind(2, a.idx).bind(3, stage_name(a.stage)).bind(4, a.prompt).bind(5, a.reply);
   s.bind(6, a.code).bind(7, json(a.context_ids).dump()).bind(8, a.start_point);
   s.bind(9, a.trace_item).bind(10, to_json(a.verdict).dump()).bind(11, a.verdict.feasible ? 1 : 0);
@@ -207,6 +209,10 @@ int64_t AttemptLog::insert(const Attempt& a) {
   s.bind(14, a.verdict.latency_ms).bind(15, a.reward).bind(16, a.reward_raw);
   s.bind(17, a.prompt_tokens).bind(18, a.completion_tokens).bind(19, a.cost_usd);
   s.bind(20, a.llm_s).bind(21, a.verify_s).bind(22, now_iso());
+  if (a.audit.audited())
+    s.bind(23, to_json(a.audit).dump());
+  else
+    s.bind_null(23);
   s.run();
   return ws_.db().last_insert_id();
 }
@@ -214,7 +220,7 @@ int64_t AttemptLog::insert(const Attempt& a) {
 static const char* kAttemptCols =
     "SELECT id, task, idx, stage, prompt, reply, code, context_ids, start_point, trace_item,"
     " verdict, reward, reward_raw, prompt_tokens, completion_tokens, cost_usd, llm_s, verify_s,"
-    " created FROM attempts";
+    " created, audit FROM attempts";
 
 static Attempt attempt_from(Stmt& s) {
   Attempt a;
@@ -237,6 +243,7 @@ static Attempt attempt_from(Stmt& s) {
   a.llm_s = s.real(16);
   a.verify_s = s.real(17);
   a.created = s.text(18);
+  if (!s.is_null(19)) a.audit = audit_from_json(json::parse(s.text(19), nullptr, false));
   return a;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/audit.h"
 #include "core/stage.h"
 #include "core/verdict.h"
 #include "core/workspace.h"
@@ -48,11 +49,18 @@ struct Attempt {
   std::optional<int64_t> start_point;  // attempt id refined from
   int64_t trace_item = 0;              // the memory item written for this attempt (0: none)
   Verdict verdict;
+  Audit audit;  // the model auditor's review, when it had one (core/audit.h)
   double reward = 0, reward_raw = 0;
   int64_t prompt_tokens = 0, completion_tokens = 0;
   double cost_usd = 0, llm_s = 0, verify_s = 0;
   std::string created;
 };
+
+// Feasible and not withheld by the auditor: an attempt that may be the task's best, a start
+// point and a solution in the metrics.
+inline bool credited_feasible(const Attempt& a) {
+  return a.verdict.feasible && !a.audit.withheld;
+}
 
 struct TaskRecord {  // per (run, task): what metrics need besides the attempts
   std::string task;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "backends/registry.h"
 #include "core/error.h"
 
 namespace evk {
@@ -44,6 +45,15 @@ class Memfd {
   size_t n_;
 };
 
+// The replay executable of the backend whose runner recorded the traces (its registry row).
+std::string replay_of(const std::string& runner) {
+  for (const BackendRow& row : backend_rows())
+    if (row.runner == runner && !row.replay.empty()) return row.replay;
+  throw Error("no backend replays the traces of " + runner +
+              ": only a backend with Timing::Modeled and a replay in its registry row records "
+              "traces (backends/registry.cpp)");
+}
+
 }  // namespace
 
 std::vector<ReplayResult> replay_traces(const RunnerJob& job, const std::vector<ReplayCall>& calls,
@@ -71,7 +81,7 @@ std::vector<ReplayResult> replay_traces(const RunnerJob& job, const std::vector<
   r.control_fd = -1;
   r.trace_fd = traces.fd();
   r.trace_bytes = traces.size();
-  lim.executable = "evk-ascendc-replay";
+  lim.executable = replay_of(lim.executable);
   RunnerHooks hooks;
   hooks.keep_fds = {r.inputs_fd, r.outputs_fd, r.trace_fd};
   RunnerRun run = run_runner(r, lim, workdir, hooks);

@@ -1,7 +1,8 @@
 // The parent's side of the Ascend C API-trace replay (runner/ascendc/trace.h): the traces a
-// traced runner recorded for its calls are replayed by evk-ascendc-replay, a jailed process
-// that links the emulator and never any kernel code, on the verification's own inputs. What
-// the replay computes, outputs and modeled cycles, is the verdict's; the runner's are not.
+// traced runner recorded for its calls are replayed by its backend's replay process
+// (BackendRow::replay: evk-ascendc-replay), a jailed process that links the emulator and never
+// any kernel code, on the verification's own inputs. What the replay computes, outputs and
+// modeled cycles, is the verdict's; the runner's are not.
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>

@@ -32,6 +32,13 @@ for f in bin/evokernel libexec/evokernel/evk-runner libexec/evokernel/evk-runner
          share/evokernel/suites share/evokernel/prompts/draft.md; do
   [ -e "$P/$f" ] || fail "$f is not installed"
 done
+# The kernel ABI headers a candidate includes: the knowledge bundles' copies of abi/'s.
+for b in cpu cuda opencl ascendc; do
+  cmp -s "$SRC/abi/evokernel/kernel_abi.h" "$P/share/evokernel/knowledge/$b/evokernel/kernel_abi.h" ||
+    fail "knowledge/$b/evokernel/kernel_abi.h is not installed as abi/evokernel/kernel_abi.h"
+done
+cmp -s "$SRC/abi/evokernel/ascendc_emu.h" "$P/share/evokernel/knowledge/ascendc/evokernel/ascendc_emu.h" ||
+  fail "knowledge/ascendc/evokernel/ascendc_emu.h is not installed as abi/evokernel/ascendc_emu.h"
 
 "$EVK" --version | grep -Eq '^evokernel [0-9]+\.[0-9]+\.[0-9]+ \(' || fail "--version"
 doctor=$("$EVK" --workspace "$WS" doctor) || fail "doctor exited non-zero"

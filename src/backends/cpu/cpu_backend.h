@@ -1,5 +1,5 @@
 // The CPU backend: C++17 + OpenMP (+ x86 intrinsics) compiled by g++ into a shared library
-// that exports evk_forward (knowledge/cpu/evokernel/kernel_abi.h).
+// that exports evk_forward (abi/evokernel/kernel_abi.h).
 #pragma once
 #include "backends/backend.h"
 

@@ -108,6 +108,35 @@ TEST_F(AscendcModel, AScalarLoopCostsWhatTheScalarUnitCosts) {
   EXPECT_GT(cycles(sc), 10 * cycles(vec));
 }
 
+// A load or store through a __gm__ pointer is a scalar GM access, charged as GetValue/SetValue
+// are: each block copies its first 64 elements of x to y (overwritten by the pipeline later)
+// element by element through the API, with a scalar loop over __gm__ pointers, and with a loop
+// the host compiler vectorises (or turns into memcpy): the same cycles all three ways.
+TEST_F(AscendcModel, ADirectGmAccessCostsWhatGetValueAndSetValueCost) {
+  const std::string at = "    yGm_.SetGlobalBuffer((__gm__ float*)y + start, len_);\n";
+  const std::string ptrs =
+      "    __gm__ float* xs = (__gm__ float*)x + start;\n"
+      "    __gm__ float* ys = (__gm__ float*)y + start;\n";
+  Verdict api = verify(with(relu(), at,
+                            at + "    for (uint32_t i = 0; i < 64 && i < len_; ++i)\n"
+                                 "      yGm_.SetValue(i, xGm_.GetValue(i));\n"));
+  Verdict scalar = verify(
+      with(relu(), at,
+           at + ptrs + "    for (uint32_t i = 0; i < 64 && i < len_; ++i) ys[i] = xs[i];\n"));
+  Verdict wide = verify(with(relu(), at,
+                             at + ptrs +
+                                 "    if (len_ >= 64)\n"
+                                 "      for (uint32_t i = 0; i < 64; ++i) ys[i] = xs[i];\n"));
+  Verdict none = verify(relu());
+  std::printf(
+      "relu + 64 loads and 64 stores per block: GetValue/SetValue %.0f cycles, __gm__ "
+      "scalar loop %.0f, vectorised loop %.0f (relu alone %.0f)\n",
+      cycles(api), cycles(scalar), cycles(wide), cycles(none));
+  EXPECT_GT(cycles(api), cycles(none) + 128 * npu::kScalarGmAccessCycles * 0.9);
+  EXPECT_EQ(cycles(scalar), cycles(api));
+  EXPECT_EQ(cycles(wide), cycles(api));
+}
+
 // HBM is one resource: copy-in and copy-out of every busy core share it, so a launch costs at
 // least its GM bytes at the chip's bandwidth, however many blocks it has.
 TEST_F(AscendcModel, CopyInAndCopyOutShareTheHbm) {

@@ -1,8 +1,0 @@
-#include "/work/main/tests/unit/core/build_id_test.cpp"
-#include "/work/main/tests/unit/core/config_test.cpp"
-#include "/work/main/tests/unit/core/cpu_lease_test.cpp"
-#include "/work/main/tests/unit/core/jail_test.cpp"
-#include "/work/main/tests/unit/core/process_test.cpp"
-#include "/work/main/tests/unit/core/safetensors_test.cpp"
-#include "/work/main/tests/unit/core/sqlite_test.cpp"
-#include "/work/main/tests/unit/core/verdict_test.cpp"

@@ -1,6 +1,0 @@
-#include "/work/main/tests/unit/knowledge/ascendc_knowledge_test.cpp"
-#include "/work/main/tests/unit/knowledge/cuda_knowledge_test.cpp"
-#include "/work/main/tests/unit/knowledge/knowledge_bundle.cpp"
-#include "/work/main/tests/unit/knowledge/knowledge_bundle_test.cpp"
-#include "/work/main/tests/unit/knowledge/opencl_bundle_test.cpp"
-#include "/work/main/tests/unit/knowledge/prompt_items_test.cpp"

@@ -1,8 +1,0 @@
-#include "/work/main/tests/unit/llm/accountant_test.cpp"
-#include "/work/main/tests/unit/llm/cassette_test.cpp"
-#include "/work/main/tests/unit/llm/cli_llm_test.cpp"
-#include "/work/main/tests/unit/llm/cmd_provider_test.cpp"
-#include "/work/main/tests/unit/llm/extract_test.cpp"
-#include "/work/main/tests/unit/llm/openai_fake_server_test.cpp"
-#include "/work/main/tests/unit/llm/reply_shapes_test.cpp"
-#include "/work/main/tests/unit/llm/retry_after_test.cpp"

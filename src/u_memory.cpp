@@ -1,8 +1,0 @@
-#include "/work/main/tests/unit/memory/baseline_test.cpp"
-#include "/work/main/tests/unit/memory/cli_test.cpp"
-#include "/work/main/tests/unit/memory/crash_test.cpp"
-#include "/work/main/tests/unit/memory/embedding_test.cpp"
-#include "/work/main/tests/unit/memory/learning_test.cpp"
-#include "/work/main/tests/unit/memory/memory_test.cpp"
-#include "/work/main/tests/unit/memory/policy_test.cpp"
-#include "/work/main/tests/unit/memory/writers_test.cpp"

@@ -1,6 +1,0 @@
-#include "/work/main/tests/unit/agent/agent_e2e_test.cpp"
-#include "/work/main/tests/unit/agent/infra_test.cpp"
-#include "/work/main/tests/unit/agent/method_test.cpp"
-#include "/work/main/tests/unit/agent/prompt_golden_test.cpp"
-#include "/work/main/tests/unit/agent/resume_test.cpp"
-#include "/work/main/tests/unit/agent/skip_test.cpp"

@@ -1,6 +1,0 @@
-#include "/work/main/tests/unit/report/export_test.cpp"
-#include "/work/main/tests/unit/report/fixture.cpp"
-#include "/work/main/tests/unit/report/memory_view_test.cpp"
-#include "/work/main/tests/unit/report/progress_test.cpp"
-#include "/work/main/tests/unit/report/report_test.cpp"
-#include "/work/main/tests/unit/report/svg_test.cpp"

@@ -1,1 +1,0 @@
-#include "/work/main/tests/unit/run/run_status_test.cpp"

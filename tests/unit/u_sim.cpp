@@ -1,7 +1,0 @@
-#include "/work/main/tests/unit/sim/sim_ascendc_test.cpp"
-#include "/work/main/tests/unit/sim/sim_cuda_test.cpp"
-#include "/work/main/tests/unit/sim/sim_golden_test.cpp"
-#include "/work/main/tests/unit/sim/sim_opencl_test.cpp"
-#include "/work/main/tests/unit/sim/sim_prompt_test.cpp"
-#include "/work/main/tests/unit/sim/sim_reply_test.cpp"
-#include "/work/main/tests/unit/sim/sim_tasks_test.cpp"
