@@ -221,7 +221,8 @@ EagerCost modeled_eager(const Reference& r, const std::filesystem::path& eager_e
     const json& req = reqs[i];
     auto it = results.find(keys[i]);
     if (!req.at("out").is_array()) {  // (values, indices) and other tuples: not one tensor
-      cost.fallback.push_back(req.at("op").get<std::string>() + ": an output that is not one tensor");
+      cost.fallback.push_back(req.at("op").get<std::string>() +
+                              ": an output that is not one tensor");
       cost.ms += roofline_ms(request_bytes(req), req.value("flops", 0.0), false);
       continue;
     }
