@@ -2,13 +2,14 @@
 # src/core/paths.cpp looks for, relative to the evokernel binary, so that P can be moved:
 #   P/bin/evokernel
 #   P/libexec/evokernel/   the runners (evk-runner, evk-runner-ascendc, evk-ascendc-replay,
+#                          evk-ascendc-eager,
 #                          evk-clbuild, evk-runner-cuda)
 #   P/share/evokernel/     suites/, knowledge/, oracle/, prompts/
 # `evk_tool` (make tool, make demo) builds exactly what is installed: the CLI and the runners.
 add_custom_target(evk_tool)
 add_dependencies(evk_tool evokernel)
 install(TARGETS evokernel RUNTIME DESTINATION bin)
-foreach(runner evk-runner evk-runner-ascendc evk-ascendc-replay evk-clbuild evk-runner-cuda)
+foreach(runner evk-runner evk-runner-ascendc evk-ascendc-replay evk-ascendc-eager evk-clbuild evk-runner-cuda)
   if(TARGET ${runner})
     install(TARGETS ${runner} RUNTIME DESTINATION libexec/evokernel)
     add_dependencies(evk_tool ${runner})

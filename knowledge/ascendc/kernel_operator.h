@@ -519,4 +519,8 @@ struct Launch {
 #define ACLRT_LAUNCH_KERNEL(kernel) \
   (::evk_ascendc_launch::Launch<decltype(&kernel)>{&kernel, #kernel})
 
+/* The high-level APIs a kernel reaches through this header, as on the real toolchain. */
+#include "lib/activation/softmax.h"
+#include "lib/normalization/layernorm.h"
+
 #endif /* EVOKERNEL_KERNEL_OPERATOR_H_ */

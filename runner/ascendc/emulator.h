@@ -58,6 +58,11 @@ class Emulator {
   static Emulator& get();
 
   void set_fail_handler(FailHandler h) { fail_ = std::move(h); }
+  // Cost-only mode (evk-ascendc-eager on large shapes): every call is checked and charged as
+  // before, so the cycles are the same, but the values are not computed (copies, vector
+  // arithmetic and Matmul leave their destinations as they were). On by default.
+  void set_numerics(bool on) { numerics_ = on; }
+  bool numerics() const { return numerics_; }
   [[noreturn]] void fail(const std::string& category, const std::string& message);
 
   // Global memory. alloc returns a device address (a PROT_NONE reservation: a kernel's own
@@ -151,6 +156,7 @@ class Emulator {
  private:
   Emulator() = default;
   FailHandler fail_;
+  bool numerics_ = true;
   std::vector<LaunchRecord> launches_;
   double upload_cycles_ = 0;  // aclrtMemcpy to the device in this call
 };

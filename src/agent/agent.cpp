@@ -123,7 +123,7 @@ Agent::TaskContext Agent::load(const TaskInfo& task) {
   if (!tc.attempts.empty()) return tc;
   // A backend with a modeled latency has a modeled eager baseline too (ascendc): the run's
   // speed-ups must divide model by model, as the verdicts do.
-  log_.put_task({task.id, task.level, backend_.modeled_eager_ms(tc.ref).value_or(tc.ref.eager_ms),
+  log_.put_task({task.id, task.level, backend_.eager_ms_for(tc.ref),
                  tc.ref.flops, tc.ref.bytes, !task.fitted.empty(), ""});
   return tc;
 }
@@ -602,6 +602,7 @@ PromptInputs Agent::prompt_inputs(const TaskContext& tc) const {
     in.start_point = shown_attempt(s, s.code);
     in.start_point_roofline = s.verdict.roofline_fraction;
     in.start_point_eager_ms = s.verdict.eager_ms;
+    in.start_point_eager_basis = s.verdict.metrics.value("eager_basis", "");
     in.start_point_diagnosis = s.verdict.diagnosis;
     for (const auto& c : tc.attempts)
       if (c.start_point && *c.start_point == s.id) in.children.push_back(shown_attempt(c, ""));

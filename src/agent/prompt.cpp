@@ -274,10 +274,12 @@ std::string PromptTemplates::refine(const PromptInputs& in) const {
   // The verdict's own baseline: for a modeled backend the reference's measured CPU eager
   // time is another clock (a 9 us Ascend C kernel was shown as 53x over it).
   double eager = in.start_point_eager_ms > 0 ? in.start_point_eager_ms : in.ref->eager_ms;
+  std::string basis =
+      in.start_point_eager_basis.empty() ? "" : ", modeled: " + in.start_point_eager_basis;
   vars["start_point"] = fmt::format(
-      "attempt {}: {:.4f} ms ({:.1f}% of roofline; {:.2f}x over PyTorch eager)\n```cpp\n{}```\n",
+      "attempt {}: {:.4f} ms ({:.1f}% of roofline; {:.2f}x over PyTorch eager{})\n```cpp\n{}```\n",
       sp.idx, sp.latency_ms, 100 * in.start_point_roofline,
-      sp.latency_ms > 0 ? eager / sp.latency_ms : 0.0, sp.code);
+      sp.latency_ms > 0 ? eager / sp.latency_ms : 0.0, basis, sp.code);
   std::string children;
   for (const auto& c : in.children)
     children += c.category == Category::Ok

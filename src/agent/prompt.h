@@ -42,6 +42,8 @@ struct PromptInputs {
   // The eager baseline the start point's verdict was measured against (a modeled one for
   // ascendc); 0: the reference's.
   double start_point_eager_ms = 0;
+  // What a modeled eager time rests on ("library kernels; roofline for conv2d"); "" otherwise.
+  std::string start_point_eager_basis;
   Diagnosis start_point_diagnosis;  // refine: what bounds the start point (verify/diagnose.h)
   std::vector<PromptAttempt> children;       // refine: variants tried from the start point
 };

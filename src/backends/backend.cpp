@@ -4,10 +4,13 @@
 
 #include "backends/registry.h"
 #include "core/paths.h"
+#include "tasks/task.h"
 
 namespace evk {
 
-std::filesystem::path Backend::knowledge_dir() const { return data_root() / "knowledge" / name(); }
+std::filesystem::path Backend::knowledge_dir() const {
+  return data_root() / "knowledge" / name();
+}
 
 RunnerSpec Backend::runner(const std::filesystem::path&) const {
   const BackendRow& row = backend_row(name());
@@ -20,6 +23,11 @@ RunnerSpec Backend::runner(const std::filesystem::path&) const {
 
 bool Backend::modeled_latency() const {
   return backend_row(name()).timing == Timing::Modeled;
+}
+
+double Backend::eager_ms_for(const Reference& r) const {
+  auto m = modeled_eager(r);
+  return m ? m->ms : r.eager_ms;
 }
 
 std::string Backend::timing_note(int threads) const {

@@ -69,7 +69,17 @@ class Backend {
   virtual std::optional<std::string> device_unavailable() const { return std::nullopt; }
   // Backends whose latency is modeled (ascendc: a cycle model, not a clock) model the PyTorch
   // eager baseline on the same machine; nullopt: the oracle's measured eager time applies.
-  virtual std::optional<double> modeled_eager_ms(const Reference&) const { return std::nullopt; }
+  struct ModeledEager {
+    double ms = 0;
+    // What the time rests on, for verdicts, prompts and reports: "library kernels", "library
+    // kernels; roofline for conv2d", "roofline"; and each fallen-back operator with its reason.
+    std::string basis;
+    std::vector<std::string> fallback;
+  };
+  virtual std::optional<ModeledEager> modeled_eager(const Reference&) const { return std::nullopt; }
+  // The eager time a speed-up divides by: the modeled one where there is one, else the
+  // oracle's measured PyTorch eager.
+  double eager_ms_for(const Reference& r) const;
   // Whether the runner's per-call times come from a deterministic cost model (the verifier then
   // takes them as the latency: no wall-clock timing, no confirmation; TrialOptions::modeled):
   // the registry row's timing is Timing::Modeled.

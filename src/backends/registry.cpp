@@ -24,11 +24,12 @@ const std::vector<BackendRow>& backend_rows() {
        Timing::Modeled,
        {},
        {},
-       "evk-ascendc-replay"},
-      {"cpu", make<CpuBackend>, "evk-runner", Timing::HostClock, {}, {}, ""},
-      {"cuda", make<CudaBackend>, "evk-runner-cuda", Timing::DeviceEvents, {"nvidia"}, {}, ""},
+       "evk-ascendc-replay",
+       "evk-ascendc-eager"},
+      {"cpu", make<CpuBackend>, "evk-runner", Timing::HostClock, {}, {}, "", ""},
+      {"cuda", make<CudaBackend>, "evk-runner-cuda", Timing::DeviceEvents, {"nvidia"}, {}, "", ""},
       // The ICD loader's vendor list is in /etc/OpenCL.
-      {"opencl", make<OpenClBackend>, "evk-runner", Timing::HostClock, {}, {"/etc/OpenCL"}, ""},
+      {"opencl", make<OpenClBackend>, "evk-runner", Timing::HostClock, {}, {"/etc/OpenCL"}, "", ""},
   };
   return rows;
 }

@@ -36,6 +36,9 @@ struct BackendRow {
   // Timing::Modeled: the process, beside the runner, that replays the runner's recorded API
   // calls and whose outputs and cycles the verdict takes (verify/trace_replay.h); "" otherwise.
   std::string replay;
+  // Timing::Modeled: the program, beside the runner, that models the PyTorch eager baseline on
+  // the same machine (ascendc: evk-ascendc-eager, the reference kernel library); "" otherwise.
+  std::string eager;
 };
 
 // Every backend, sorted by name.

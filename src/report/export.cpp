@@ -115,6 +115,8 @@ std::string format_show(const RunData& run, const std::string& task, bool* found
   s += fmt::format("eager    {}   speed-up over eager {}   over first draft {}\n", fmt_ms(eager),
                    fmt_x(ratio(eager, v.latency_ms)),
                    fmt_x(ratio(first->verdict.latency_ms, v.latency_ms)));
+  if (std::string basis = v.metrics.value("eager_basis", ""); !basis.empty())
+    s += "         modeled eager: " + basis + "\n";
   s += "         " + run_baseline_line(run.info) + "\n";
   s += fmt::format("achieved {:.2f} GB/s, {:.2f} GFLOP/s, {} of the roofline\n", v.gbps, v.gflops,
                    fmt_pct(v.roofline_fraction));

@@ -116,6 +116,9 @@ std::string toolchain_fingerprint(const Backend& backend) {
   // A modeled latency is the replay's (verify/trace_replay.h): its emulator decides the verdict.
   if (const std::string& replay = backend_row(backend.name()).replay; !replay.empty())
     id += replay + ' ' + build_identity(runner_path().parent_path() / replay) + '\n';
+  // So is its eager baseline: the reference library's kernels, in the verdict's eager_ms.
+  if (const std::string& eager = backend_row(backend.name()).eager; !eager.empty())
+    id += eager + ' ' + build_identity(runner_path().parent_path() / eager) + '\n';
   {
     static std::mutex mu;
     static std::map<std::string, std::string> versions;  // compile command -> `--version`

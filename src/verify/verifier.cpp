@@ -453,7 +453,14 @@ void latency_gate(Judge& j, const Backend& backend, const TrialOutcome& out, con
   v.latency_iqr_ms = out.iqr_ms;
   v.timed_calls = out.trials;
   // A modeled latency (a cost model, not a clock) is compared with a modeled eager baseline.
-  v.eager_ms = backend.modeled_eager_ms(r0).value_or(r0.eager_ms);
+  const auto modeled_eager = backend.modeled_eager(r0);
+  v.eager_ms = modeled_eager ? modeled_eager->ms : r0.eager_ms;
+  std::string eager_basis;  // what a modeled eager time rests on, in the feedback
+  if (modeled_eager) {
+    v.metrics["eager_basis"] = modeled_eager->basis;
+    if (!modeled_eager->fallback.empty()) v.metrics["eager_fallback"] = modeled_eager->fallback;
+    eager_basis = modeled_eager->basis;
+  }
   double sec = out.median_ms * 1e-3;
   v.gbps = sec > 0 ? static_cast<double>(r0.bytes) / sec / 1e9 : 0;
   v.gflops = sec > 0 ? static_cast<double>(r0.flops) / sec / 1e9 : 0;
@@ -488,11 +495,11 @@ void latency_gate(Judge& j, const Backend& backend, const TrialOutcome& out, con
   else  // a cost model, not a clock: say so, with its own figures
     v.feedback = fmt::format("correct on {} input sets; modeled latency {:.4g} ms ({:.0f} cycles "
                              "of the slowest core at {:.2f} GHz, {} launch(es)), modeled PyTorch "
-                             "eager {:.4g} ms ({:.2f}x); {:.0f}% of the roofline",
+                             "eager {:.4g} ms ({}) ({:.2f}x); {:.0f}% of the roofline",
                              n_sets, v.latency_ms, modeled.value("cycles", 0.0),
                              modeled.value("clock_ghz", 0.0),
                              modeled.value("launches", nlohmann::json::array()).size(), v.eager_ms,
-                             speedup, 100 * v.roofline_fraction);
+                             eager_basis.empty() ? "measured" : eager_basis, speedup, 100 * v.roofline_fraction);
   v.diagnosis = diagnose({.median_ms = out.median_ms,
                           .bytes = r0.bytes,
                           .flops = r0.flops,

@@ -5,8 +5,82 @@
  * baseM x baseN x baseK tiles sized to L0A/L0B/L0C. SetFixSplit overrides the base tile. */
 #ifndef EVOKERNEL_TILING_TILING_API_H_
 #define EVOKERNEL_TILING_TILING_API_H_
+#include <stddef.h>
+
+#include <vector>
+
+#include "evokernel/adv_tiling.h"
 #include "evokernel/cube_tiling.h"
 #include "kernel_operator.h"
+
+namespace ge {
+/* A tensor shape as the host-side tiling APIs take it (graph/tensor.h's ge::Shape). */
+class Shape {
+ public:
+  Shape() {}
+  explicit Shape(const std::vector<int64_t>& dims) : dims_(dims) {}
+  size_t GetDimNum() const { return dims_.size(); }
+  int64_t GetDim(size_t i) const { return i < dims_.size() ? dims_[i] : 0; }
+  std::vector<int64_t> GetDims() const { return dims_; }
+  int64_t GetShapeSize() const {
+    int64_t s = 1;
+    for (int64_t d : dims_) s *= d;
+    return s;
+  }
+
+ private:
+  std::vector<int64_t> dims_;
+};
+}  // namespace ge
+
+namespace AscendC {
+/* SoftMax tiling: the shape as [m, k] (k the last axis); the emulated SoftMax needs no
+ * temporary space beyond the max and sum blocks, so both sizes are 0. */
+inline uint32_t GetSoftMaxMaxTmpSize(const ge::Shape&, const uint32_t, const bool) { return 0; }
+inline uint32_t GetSoftMaxMinTmpSize(const ge::Shape&, const uint32_t, const bool) { return 0; }
+inline void SoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize,
+                              const uint32_t localWorkSpaceSize, SoftMaxTiling& t) {
+  (void)localWorkSpaceSize;
+  size_t n = srcShape.GetDimNum();
+  uint32_t k = n ? static_cast<uint32_t>(srcShape.GetDim(n - 1)) : 1;
+  uint32_t m = static_cast<uint32_t>(srcShape.GetShapeSize() / (k ? k : 1));
+  t = SoftMaxTiling();
+  t.srcM = t.outMaxM = t.splitM = t.reduceM = t.rangeM = m;
+  t.srcK = t.splitK = k;
+  t.srcSize = t.splitSize = m * k;
+  t.outMaxK = t.reduceK = 32 / (dataTypeSize ? dataTypeSize : 4);
+  t.outMaxSize = t.reduceSize = m * t.outMaxK;
+}
+/* LayerNorm tiling for a [B, S, H] input: the sharedTmpBuffer holds two 32-byte blocks and one
+ * row of H elements (the minimum and the maximum alike). */
+inline void GetLayerNormMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize,
+                                      const bool isReuseSource, uint32_t& maxValue,
+                                      uint32_t& minValue) {
+  (void)isReuseSource;
+  size_t n = srcShape.GetDimNum();
+  uint32_t h = n ? static_cast<uint32_t>(srcShape.GetDim(n - 1)) : 1;
+  minValue = maxValue = 64 + (h * typeSize + 31) / 32 * 32;
+}
+inline void GetLayerNormNDTilingInfo(const ge::Shape& srcShape, const uint32_t stackBufferSize,
+                                     const uint32_t typeSize, const bool isReuseSource,
+                                     LayerNormTiling& t) {
+  (void)stackBufferSize;
+  (void)typeSize;
+  (void)isReuseSource;
+  size_t n = srcShape.GetDimNum();
+  t = LayerNormTiling();
+  t.hLength = t.originalHLength = n ? static_cast<uint32_t>(srcShape.GetDim(n - 1)) : 1;
+  t.sLength = n >= 2 ? static_cast<uint32_t>(srcShape.GetDim(n - 2)) : 1;
+  t.bLength = static_cast<uint32_t>(srcShape.GetShapeSize() / t.hLength / t.sLength);
+  t.inputXSize = t.bLength * t.sLength * t.hLength;
+  t.meanVarSize = t.bLength * t.sLength;
+  t.lastDimValueBack = 1.0f / static_cast<float>(t.hLength);
+}
+}  // namespace AscendC
+namespace optiling {
+using AscendC::GetLayerNormNDTilingInfo;
+using AscendC::SoftMaxTilingFunc;
+}  // namespace optiling
 
 namespace matmul_tiling {
 

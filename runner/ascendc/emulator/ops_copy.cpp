@@ -29,7 +29,7 @@ void Emulator::copy(int32_t dir, const evk_lt* lt, const evk_lt* lt2, const evk_
       operand(*this, I, lt, count, api, dir == EVK_COPY_LOCAL_TO_LOCAL ? "destination" : "local");
   if (dir == EVK_COPY_LOCAL_TO_LOCAL) {
     Operand s = operand(*this, I, lt2, count, api, "source");
-    std::memmove(l.ptr, s.ptr, bytes);
+    if (numerics_) std::memmove(l.ptr, s.ptr, bytes);
     schedule(I, kVec, vec_cycles(bytes, kVecCyclesSimple), {s.slot}, {l.slot});
     return;
   }
@@ -37,10 +37,10 @@ void Emulator::copy(int32_t dir, const evk_lt* lt, const evk_lt* lt2, const evk_
   I.launch_gm_bytes += static_cast<double>(bytes);
   double dur = kMteStartupCycles + static_cast<double>(bytes) / I.bytes_per_cycle();
   if (dir == EVK_COPY_GM_TO_LOCAL) {
-    std::memcpy(l.ptr, g, bytes);
+    if (numerics_) std::memcpy(l.ptr, g, bytes);
     schedule(I, kMte2, dur, {}, {l.slot}, gm_ready(I, gt->addr, gt->addr + bytes));
   } else {
-    std::memcpy(g, l.ptr, bytes);
+    if (numerics_) std::memcpy(g, l.ptr, bytes);
     double end = schedule(I, kMte3, dur, {l.slot}, {});
     I.gm_writes.push_back({gt->addr, gt->addr + bytes, end});
   }
@@ -67,7 +67,7 @@ void Emulator::copy_blocks(int32_t dir, const evk_lt* lt, const evk_gt* gt, uint
   Operand l = operand(*this, I, lt, static_cast<uint32_t>(std::min<uint64_t>(ub_elems, UINT32_MAX)),
                       api, "local");
   uint8_t* g = gm_span(*this, I, gt, gm_elems, api);
-  for (uint32_t b = 0; b < count; ++b) {
+  for (uint32_t b = 0; numerics_ && b < count; ++b) {
     uint8_t* lp = l.ptr + b * ub_step * es;
     uint8_t* gp = g + b * gm_step * es;
     if (dir == EVK_COPY_GM_TO_LOCAL)
@@ -110,7 +110,7 @@ void Emulator::copy_pad(int32_t dir, const evk_lt* lt, const evk_gt* gt, uint32_
   uint64_t gm_bytes = (count - 1) * gm_step + bytes;
   Operand l = operand(*this, I, lt, static_cast<uint32_t>(ub_bytes / es), api, "local");
   uint8_t* g = gm_span(*this, I, gt, gm_bytes / es, api);
-  for (uint32_t b = 0; b < count; ++b) {
+  for (uint32_t b = 0; numerics_ && b < count; ++b) {
     uint8_t* lp = l.ptr + b * ub_step;
     uint8_t* gp = g + b * gm_step;
     if (dir == EVK_COPY_GM_TO_LOCAL) {

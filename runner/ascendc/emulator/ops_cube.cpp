@@ -66,27 +66,29 @@ void Emulator::matmul(const evk_mm* mm) {
   const uint8_t* pb = gm_span(*this, I, &mm->b, b_last + 1, "Matmul (tensor B)");
   uint8_t* pc = gm_span(*this, I, &mm->c, c_last + 1, "Matmul (tensor C)");
   const uint8_t* pbias = mm->has_bias ? gm_span(*this, I, &mm->bias, n, "Matmul (bias)") : nullptr;
-  // The numbers: float accumulation in K order.
-  std::vector<float> A(m * k), B(k * n), C(m * n);
-  for (int64_t i = 0; i < m; ++i)
+  // The numbers: float accumulation in K order (not in cost-only mode).
+  if (numerics_) {
+    std::vector<float> A(m * k), B(k * n), C(m * n);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t kk = 0; kk < k; ++kk)
+        A[i * k + kk] = static_cast<float>(
+            load(pa + (mm->trans_a ? kk * lda + i : i * lda + kk) * ein, mm->a.dtype));
     for (int64_t kk = 0; kk < k; ++kk)
-      A[i * k + kk] = static_cast<float>(
-          load(pa + (mm->trans_a ? kk * lda + i : i * lda + kk) * ein, mm->a.dtype));
-  for (int64_t kk = 0; kk < k; ++kk)
-    for (int64_t j = 0; j < n; ++j)
-      B[kk * n + j] = static_cast<float>(
-          load(pb + (mm->trans_b ? j * ldb + kk : kk * ldb + j) * ein, mm->b.dtype));
-  for (int64_t i = 0; i < m; ++i) {
-    float* c = &C[i * n];
-    for (int64_t j = 0; j < n; ++j)
-      c[j] = pbias ? static_cast<float>(load(pbias + j * 4, EVK_F32)) : 0.0f;
-    for (int64_t kk = 0; kk < k; ++kk) {
-      float av = A[i * k + kk];
-      const float* b = &B[kk * n];
-      for (int64_t j = 0; j < n; ++j) c[j] += av * b[j];
+      for (int64_t j = 0; j < n; ++j)
+        B[kk * n + j] = static_cast<float>(
+            load(pb + (mm->trans_b ? j * ldb + kk : kk * ldb + j) * ein, mm->b.dtype));
+    for (int64_t i = 0; i < m; ++i) {
+      float* c = &C[i * n];
+      for (int64_t j = 0; j < n; ++j)
+        c[j] = pbias ? static_cast<float>(load(pbias + j * 4, EVK_F32)) : 0.0f;
+      for (int64_t kk = 0; kk < k; ++kk) {
+        float av = A[i * k + kk];
+        const float* b = &B[kk * n];
+        for (int64_t j = 0; j < n; ++j) c[j] += av * b[j];
+      }
     }
+    for (int64_t i = 0; i < m; ++i) std::memcpy(pc + i * ldc * 4, &C[i * n], n * 4);
   }
-  for (int64_t i = 0; i < m; ++i) std::memcpy(pc + i * ldc * 4, &C[i * n], n * 4);
   // The cost: base tiles through MTE2 (ping-pong in L1), the cube, then the fixpipe out. The
   // tiles a core reloads come from the L2 (the first touch is the launch's HBM floor), at its
   // rate, not the HBM link's.

@@ -64,7 +64,7 @@ void Emulator::binary(int32_t op, const evk_lt* d, const evk_lt* a, const evk_lt
   Operand od = operand(*this, I, d, n, r.name, "destination");
   Operand oa = operand(*this, I, a, n, r.name, "first source");
   Operand ob = operand(*this, I, b, n, r.name, "second source");
-  r.numerics.for_dtype(d->dtype)(od.ptr, oa.ptr, ob.ptr, 0, n);
+  if (numerics_) r.numerics.for_dtype(d->dtype)(od.ptr, oa.ptr, ob.ptr, 0, n);
   schedule(I, kVec, row_cycles(r, n * dtype_bytes(d->dtype)), {oa.slot, ob.slot}, {od.slot});
 }
 
@@ -74,7 +74,7 @@ void Emulator::scalar_op(int32_t op, const evk_lt* d, const evk_lt* a, double s,
   need_row_dtypes(*this, r, d, {a}, "both tensors");
   Operand od = operand(*this, I, d, n, r.name, "destination");
   Operand oa = operand(*this, I, a, n, r.name, "source");
-  r.numerics.for_dtype(d->dtype)(od.ptr, oa.ptr, nullptr, s, n);
+  if (numerics_) r.numerics.for_dtype(d->dtype)(od.ptr, oa.ptr, nullptr, s, n);
   schedule(I, kVec, row_cycles(r, n * dtype_bytes(d->dtype)), {oa.slot}, {od.slot});
 }
 
@@ -84,7 +84,7 @@ void Emulator::unary(int32_t op, const evk_lt* d, const evk_lt* a, uint32_t n) {
   need_row_dtypes(*this, r, d, {a}, "both tensors");
   Operand od = operand(*this, I, d, n, r.name, "destination");
   Operand oa = operand(*this, I, a, n, r.name, "source");
-  r.numerics.for_dtype(d->dtype)(od.ptr, oa.ptr, nullptr, 0, n);
+  if (numerics_) r.numerics.for_dtype(d->dtype)(od.ptr, oa.ptr, nullptr, 0, n);
   schedule(I, kVec, row_cycles(r, n * dtype_bytes(d->dtype)), {oa.slot}, {od.slot});
 }
 

@@ -147,8 +147,9 @@ std::optional<std::string> AscendcBackend::device_unavailable() const {
   return std::nullopt;
 }
 
-std::optional<double> AscendcBackend::modeled_eager_ms(const Reference& r) const {
-  return evk::modeled_eager_ms(r);
+std::optional<Backend::ModeledEager> AscendcBackend::modeled_eager(const Reference& r) const {
+  EagerCost c = evk::modeled_eager(r, runner_dir() / backend_row(name()).eager);
+  return ModeledEager{c.ms, c.basis(), c.fallback};
 }
 
 }  // namespace evk

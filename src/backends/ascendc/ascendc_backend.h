@@ -22,7 +22,7 @@ class AscendcBackend : public Backend {
   std::optional<std::string> check_artifact(const std::filesystem::path& artifact) const override;
   std::string compile_command() const override;
   std::optional<std::string> device_unavailable() const override;
-  std::optional<double> modeled_eager_ms(const Reference& r) const override;
+  std::optional<ModeledEager> modeled_eager(const Reference& r) const override;
   std::string timing_note(int) const override { return ""; }  // cycles, not CPU time
 
   static constexpr uint64_t kCompileAddressSpace = 2ull << 30;
