@@ -5,8 +5,8 @@
 // tiling, run on the same emulator as a candidate, cost only); an operator the library has no
 // kernel for (convolution, pooling, ...) is charged its roofline at the library's stated
 // efficiencies (its bytes at the HBM bandwidth, or its FLOPs over 93% of the peak, as torch_npu
-// measured: npu_constants.h) plus one launch, and the result says so. View operators (view, reshape,
-// getitem...) cost nothing. When the graph could not be traced, the task's total bytes and
+// measured: npu_constants.h) plus one launch, and the result says so. View operators (view,
+// reshape, getitem...) cost nothing. When the graph could not be traced, the task's total bytes and
 // FLOPs stand for one roofline operator.
 #pragma once
 #include <filesystem>
