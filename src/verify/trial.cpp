@@ -347,10 +347,19 @@ class Trial {
       if (!run_checked({call(g, tm_.first_slot)}, false)) return false;
       w = (now_s() - t0) * 1e3;
     }
-    tm_.n =
-        std::clamp(static_cast<int>(opt_.batch_target_ms / std::max(w, 1e-3)), 1,
-                   std::max(1, std::min(tm_.max_batch, opt_.timing_max_trials / opt_.min_batches)));
+    size_batches(w);
     return true;
+  }
+
+  // Calls per batch for a batch of about batch_target_ms at `per_call_ms` a call. Sized from
+  // the warm-up, then from the fastest timed batch so far: a kernel that stalls its warm-up
+  // calls would otherwise keep one-call batches, which on a busy machine time faster than
+  // long ones (a short burst right after a wake-up is seldom preempted): slow_warmup timed
+  // 2-4.7x faster than the same loop so.
+  void size_batches(double per_call_ms) {
+    const int cap = std::max(1, std::min(tm_.max_batch, opt_.timing_max_trials / opt_.min_batches));
+    tm_.n =
+        std::clamp(static_cast<int>(opt_.batch_target_ms / std::max(per_call_ms, 1e-3)), 1, cap);
   }
 
   // The median is known to kMedianPrecision: timing may stop early. Every variant has been
@@ -373,7 +382,10 @@ class Trial {
   // same addresses, the same values but in a few random positions. `loaded`: the group, or -1.
   bool reload(int& loaded) {
     const bool planned = static_cast<size_t>(out_.batches) < tm_.variants.size();
-    if (tm_.timing_sets.size() < 2 || !(planned || coin() < kReloadChance)) return true;
+    // Per batch, scaled down for short batches: a reload's first call is always checked, and
+    // one-call batches (a slow kernel on a busy machine) would check every other call.
+    const double chance = kReloadChance * std::min(1.0, tm_.n / 4.0);
+    if (tm_.timing_sets.size() < 2 || !(planned || coin() < chance)) return true;
     int next = planned ? tm_.variants[static_cast<size_t>(out_.batches)] : -1;
     int base = next >= 0 ? sets_[static_cast<size_t>(next)].base : -1;
     int g = base >= 0 && base < seeds_ ? base : pick_group();
@@ -430,10 +442,14 @@ class Trial {
     for (int k = 0; k < m; ++k) {
       const int g = k == 0 && loaded >= 0 ? loaded : pick_group();
       const int set = group_set_[static_cast<size_t>(g)];
+      // The cursor's slot, or one of the next few that needs no poison: looking further
+      // would bring back a recently written slot (a one-call batch found the same one each
+      // time when it looked at every slot).
       int pick = -1;
-      for (int i = 0; i < window; ++i) {
+      for (int i = 0, seen = 0; i < window && seen < kSlotLookahead; ++i) {
         const int j = (tm_.cursor + i) % window;
         if (used[static_cast<size_t>(j)]) continue;
+        ++seen;
         const int last = slot_set_[static_cast<size_t>(tm_.first_slot + j)];
         if (pick < 0) pick = j;
         if (last >= 0 && !same_outputs(last, set)) {
@@ -466,6 +482,7 @@ class Trial {
       tm_.claimed_total += claimed;
       out_.trials += static_cast<int>(calls.size());
       ++out_.batches;
+      size_batches(*std::min_element(tm_.per_call.begin(), tm_.per_call.end()));
     }
     return true;
   }
@@ -542,8 +559,9 @@ class Trial {
     int checks = 0;
   };
   static constexpr int kMaxChecks = 64;
+  static constexpr int kSlotLookahead = 4;  // plan_batch: free slots looked at from the cursor
   static constexpr double kCheckShare = 0.15;
-  static constexpr double kReloadChance = 0.5;
+  static constexpr double kReloadChance = 0.5;  // per batch of 4 calls or more
 
   const std::vector<TrialSet>& sets_;
   int seeds_;
