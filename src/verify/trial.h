@@ -37,9 +37,10 @@ struct TrialOptions {
   double timing_budget_ms = 1000;
   int timing_max_trials = 200;
   int min_batches = 5;
-  // A batch's length: the parent's clock and the per-batch work (the runner's input check,
-  // a reload, the command round trip) stay small against the calls.
-  double batch_target_ms = 40;
+  // A batch's length: the parent's clock overhead stays small. Longer batches cost less
+  // around the calls but, on a busy machine, are preempted more: 40 ms put relu's median
+  // max/min over fresh verifications at 4.0 where 10 ms gave 1.1-1.2 (bench_verify, load 14).
+  double batch_target_ms = 10;
   int threads = 1;
   uint64_t region_cap_bytes = 256ull << 20;  // output slots
   // The runner's "ms" come from a deterministic cost model (ascendc), not a clock: one checked
