@@ -119,8 +119,8 @@ std::optional<std::string> start_sides(Backend& backend, Sides& sides, const Ben
 // A batch of n calls on one side, ms per call; nothing when a call failed or the last slot's
 // outputs do not match the reference.
 std::optional<double> time_batch(Side& s, int n, const Bench& b) {
-  std::vector<std::pair<int, int>> calls;
-  for (int k = 0; k < n; ++k) calls.emplace_back(0, k);
+  std::vector<RunnerSession::Call> calls;
+  for (int k = 0; k < n; ++k) calls.push_back({0, k});
   auto r = s.session->run(calls, {0});
   if (!r.ok || !r.exception.empty() || r.rc != 0 || !r.mutated.empty()) return std::nullopt;
   auto off = output_offsets(s.session->set(0));
@@ -269,7 +269,8 @@ Confirmation Verifier::measure_confirmation(const TaskInfo& task, const std::str
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {
-    Confirmation c = failed(std::string("the confirmation failed (not the kernel's fault): ") + e.what());
+    Confirmation c =
+        failed(std::string("the confirmation failed (not the kernel's fault): ") + e.what());
     c.infra = true;
     return c;
   }

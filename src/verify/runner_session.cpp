@@ -20,7 +20,9 @@ namespace {
 constexpr size_t kTraceBytes = 256u << 20;
 constexpr uint64_t kTraceMagic = 0x45564b5452414345ull;
 
-size_t slot_aligned(size_t n) { return (n + kRunnerAlign - 1) / kRunnerAlign * kRunnerAlign; }
+size_t slot_aligned(size_t n) {
+  return (n + kRunnerAlign - 1) / kRunnerAlign * kRunnerAlign;
+}
 
 void write_all(int fd, const std::string& s) {
   size_t off = 0;
@@ -32,7 +34,8 @@ void write_all(int fd, const std::string& s) {
   }
 }
 
-double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+double ms_between(std::chrono::steady_clock::time_point a,
+                  std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
@@ -60,7 +63,8 @@ RunnerSession::RunnerSession(const std::string& library, const std::vector<std::
   // The inputs: written, then sealed, so that neither side can change them afterwards.
   in_fd_ = ::memfd_create("evk-inputs", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (in_fd_ < 0) throw_errno("memfd_create (inputs)");
-  if (::ftruncate(in_fd_, static_cast<off_t>(job_.inputs_bytes)) != 0) throw_errno("ftruncate (inputs)");
+  if (::ftruncate(in_fd_, static_cast<off_t>(job_.inputs_bytes)) != 0)
+    throw_errno("ftruncate (inputs)");
   for (size_t s = 0; s < sets.size(); ++s)
     for (size_t i = 0; i < sets[s].inputs.size(); ++i) {
       const auto& d = sets[s].inputs[i]->data;
@@ -88,7 +92,8 @@ RunnerSession::RunnerSession(const std::string& library, const std::vector<std::
     trace_fd_ = ::memfd_create("evk-trace", MFD_CLOEXEC);
     if (trace_fd_ < 0) throw_errno("memfd_create (trace)");
     job_.trace_bytes = kTraceBytes;
-    if (::ftruncate(trace_fd_, static_cast<off_t>(kTraceBytes)) != 0) throw_errno("ftruncate (trace)");
+    if (::ftruncate(trace_fd_, static_cast<off_t>(kTraceBytes)) != 0)
+      throw_errno("ftruncate (trace)");
     void* t = ::mmap(nullptr, kTraceBytes, PROT_READ, MAP_SHARED, trace_fd_, 0);
     if (t == MAP_FAILED) throw_errno("mapping the trace region");
     trace_ = static_cast<const uint8_t*>(t);
@@ -191,7 +196,9 @@ std::vector<uint8_t> RunnerSession::last_trace() const {
   return std::vector<uint8_t>(trace_ + 16, trace_ + 16 + n);
 }
 
-bool RunnerSession::wait_ready() { return reply("ready").has_value(); }
+bool RunnerSession::wait_ready() {
+  return reply("ready").has_value();
+}
 
 bool RunnerSession::load(int group, int set) {
   if (!violation_.empty() || finished_.load()) return false;
@@ -203,18 +210,19 @@ bool RunnerSession::load(int group, int set) {
   return reply("ok").has_value();
 }
 
-RunnerSession::Batch RunnerSession::run(const std::vector<std::pair<int, int>>& calls,
+RunnerSession::Batch RunnerSession::run(const std::vector<Call>& calls,
                                         const std::vector<int>& set_of_group) {
   Batch b;
   if (!violation_.empty() || finished_.load()) return b;
   json list = json::array();
-  for (auto [g, slot] : calls) {
-    const RunnerSet& s = job_.sets[static_cast<size_t>(set_of_group[static_cast<size_t>(g)])];
+  for (const Call& c : calls) {
+    list.push_back({c.group, c.slot});
+    if (!c.poison) continue;
+    const RunnerSet& s = job_.sets[static_cast<size_t>(set_of_group[static_cast<size_t>(c.group)])];
     auto off = output_offsets(s);
-    uint8_t* base = out_ + static_cast<size_t>(slot) * job_.slot_bytes;
+    uint8_t* base = out_ + static_cast<size_t>(c.slot) * job_.slot_bytes;
     for (size_t i = 0; i < s.outputs.size(); ++i)
       poison_bytes(s.outputs[i].dtype, base + off[i], s.outputs[i].nbytes());
-    list.push_back({g, slot});
   }
   // From the command's sending to the arrival of "done": never shorter than the calls took
   // (the arrival of "go" could be read late, with "done" in the same chunk).
@@ -268,7 +276,8 @@ void RunnerSession::drain_after_quit() {
   ssize_t n;
   while ((n = ::read(ctl_, chunk, sizeof chunk)) > 0) buf_.append(chunk, static_cast<size_t>(n));
   if (violation_.empty() && buf_.find_first_not_of(" \t\r\n") != std::string::npos)
-    violation_ = "the control channel carried \"" + buf_.substr(buf_.find_first_not_of(" \t\r\n"), 120) +
+    violation_ = "the control channel carried \"" +
+                 buf_.substr(buf_.find_first_not_of(" \t\r\n"), 120) +
                  "\" after the runner's final reply";
 }
 

@@ -46,8 +46,8 @@ class RunnerSession {
   bool load(int group, int set);
 
   struct Batch {
-    bool ok = false;        // a well-formed "done" and "checked" arrived
-    double wall_ms = 0;     // from sending "run" to the arrival of "done": the authority
+    bool ok = false;                 // a well-formed "done" and "checked" arrived
+    double wall_ms = 0;              // from sending "run" to the arrival of "done": the authority
     std::vector<double> claimed_ms;  // the runner's per-call clock: a claim
     int rc = 0;
     std::string exception;
@@ -55,8 +55,15 @@ class RunnerSession {
     std::string mutated;
     nlohmann::json modeled;  // a cost model's figures (evk-runner-ascendc); null otherwise
   };
-  // Poisons each named slot for its group's set, then runs the calls back to back.
-  Batch run(const std::vector<std::pair<int, int>>& calls, const std::vector<int>& set_of_group);
+  // One call: the group whose buffers are the inputs, the slot its outputs go to, and whether
+  // the parent poisons the slot's output bytes for the group's set first (the caller decides:
+  // a slot whose last call was on a set with other outputs needs none, see trial.cpp).
+  struct Call {
+    int group = 0, slot = 0;
+    bool poison = true;
+  };
+  // Poisons the slots so marked, then runs the calls back to back.
+  Batch run(const std::vector<Call>& calls, const std::vector<int>& set_of_group);
   bool quit();
 
   // Waits for the runner to end; checks that nothing came after the final reply. Rethrows
@@ -79,7 +86,7 @@ class RunnerSession {
   void drain_after_quit();
 
   RunnerJob job_;
-  int ctl_ = -1;               // the parent's end of the control socket
+  int ctl_ = -1;  // the parent's end of the control socket
   int child_ctl_ = -1, in_fd_ = -1, out_fd_ = -1, trace_fd_ = -1;
   const uint8_t* trace_ = nullptr;
   uint8_t* out_ = nullptr;

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "core/error.h"
+#include "verify/output_digest.h"
 #include "verify/runner_session.h"
 #include "verify/trace_replay.h"
 
@@ -39,7 +40,12 @@ constexpr double kMedianPrecision = 0.01;
 class Trial {
  public:
   Trial(const std::vector<TrialSet>& sets, int seeds, const TrialOptions& opt, RunnerSession& s)
-      : sets_(sets), seeds_(seeds), opt_(opt), s_(s), rng_(std::random_device{}()) {}
+      : sets_(sets),
+        seeds_(seeds),
+        opt_(opt),
+        s_(s),
+        rng_(std::random_device{}()),
+        slot_set_(static_cast<size_t>(s.job().slots), -1) {}
 
   void run() {
     // Where the runner's time goes, phase by phase (metrics "cost_s": bench_verify prints it).
@@ -66,8 +72,8 @@ class Trial {
   // After the runner has ended: checks that need its final state.
   void after_exit() {
     if (!out_.passed) return;
-    for (const auto& [slot, set, bytes] : snapshots_)
-      if (std::memcmp(s_.slot(slot), bytes.data(), bytes.size()) != 0) {
+    for (const auto& [slot, set, digest] : snapshots_)
+      if (!(slot_digest(slot, set) == digest)) {
         fail(Gate::DynamicHack, Category::HackDynamic,
              fmt::format("the outputs for {} changed after evk_forward returned: all work must "
                          "finish before returning (no detached threads)",
@@ -132,16 +138,19 @@ class Trial {
     return false;
   }
 
+  Digest slot_digest(int slot, int set) const {
+    return digest_.of(s_.slot(slot), s_.set(set).record_bytes());
+  }
+
   // nullopt when slot `slot` holds outputs matching set `k`'s references; else the feedback.
-  // Outputs byte-for-byte those of an earlier call on set `k` that matched are not compared
-  // again (the same answer, at memcmp's cost): a deterministic kernel's checked calls then cost
-  // one pass over memory each, not one comparison per element.
+  // Outputs byte-for-byte those of an earlier call on set `k` that matched (the same keyed
+  // digest) are not compared again: a deterministic kernel's checked calls then cost one read
+  // pass each, not one comparison per element nor a kept copy.
   std::optional<std::string> check(int slot, int k, bool track_worst) {
     const TrialSet& t = sets_[static_cast<size_t>(k)];
-    const size_t bytes = s_.set(k).record_bytes();
-    std::vector<uint8_t>& matched = matched_[k];
-    if (!track_worst && matched.size() == bytes && std::memcmp(s_.slot(slot), matched.data(), bytes) == 0)
-      return std::nullopt;
+    const Digest d = slot_digest(slot, k);
+    auto matched = matched_.find(k);
+    if (!track_worst && matched != matched_.end() && matched->second == d) return std::nullopt;
     auto off = output_offsets(s_.set(k));
     for (size_t i = 0; i < t.outputs.size(); ++i) {
       CompareResult c = compare_output(t.outputs[i], s_.slot(slot) + off[i], opt_.tol);
@@ -153,10 +162,7 @@ class Trial {
       }
       if (!c.ok) return c.describe(t.specs[i].name, t.specs[i].shape);
     }
-    if (matched.empty() && kept_bytes_ + bytes <= opt_.region_cap_bytes) {
-      matched.assign(s_.slot(slot), s_.slot(slot) + bytes);
-      kept_bytes_ += bytes;
-    }
+    if (matched == matched_.end()) matched_.emplace(k, d);
     return std::nullopt;
   }
 
@@ -185,7 +191,7 @@ class Trial {
       group_set_[k] = g;
       auto b = s_.run({{g, slot}}, group_set_);
       if (batch_failed(b, Gate::Correctness)) return false;
-      snapshots_.emplace_back(slot, g, std::vector<uint8_t>(s_.slot(slot), s_.slot(slot) + s_.set(g).record_bytes()));
+      snapshots_.emplace_back(slot, g, slot_digest(slot, g));
       if (auto bad = check(slot, g, true)) {
         for (size_t e = 0; e < done.size(); ++e) {
           int other = done[e];
@@ -309,143 +315,253 @@ class Trial {
   bool timing() {
     out_.phase = "timing";
     if (opt_.modeled) return modeled_timing();
-    const int first_slot = correctness_count();
-    const int max_batch = std::max(1, s_.job().slots - first_slot);
-    std::vector<int> timing_sets;
+    start_timing();
+    if (!warm_up()) return false;
+    const double cpu0 = s_.cpu_s(), t0 = now_s();
+    while (out_.trials < opt_.timing_max_trials &&
+           (out_.batches < opt_.min_batches || tm_.spent < opt_.timing_budget_ms) && !tight()) {
+      int loaded = -1;
+      if (!reload(loaded)) return ended("timing");
+      if (!run_checked(plan_batch(loaded), true)) return false;
+    }
+    return threads_fit(cpu0, t0) && close_timing();
+  }
+
+  void start_timing() {
+    tm_.first_slot = correctness_count();
+    tm_.max_batch = std::max(1, s_.job().slots - tm_.first_slot);
     for (size_t k = 0; k < sets_.size(); ++k)
-      if (sets_[k].timing) timing_sets.push_back(static_cast<int>(k));
-    std::vector<int> variants;  // timing sets that are not seeds
-    for (int k : timing_sets)
-      if (k >= seeds_) variants.push_back(k);
-    std::shuffle(variants.begin(), variants.end(), rng_);
-    std::vector<bool> fresh(static_cast<size_t>(seeds_), false);
-    std::vector<int> previous(static_cast<size_t>(seeds_), -1);
-    std::vector<double> per_call;
-    double spent = 0, claimed_total = 0, wall_total = 0;
-    int checks = 0;
-    const int max_checks = 64;
-    std::uniform_int_distribution<int> pick_group(0, seeds_ - 1);
-    std::uniform_real_distribution<double> coin(0, 1);
+      if (sets_[k].timing) tm_.timing_sets.push_back(static_cast<int>(k));
+    for (int k : tm_.timing_sets)
+      if (k >= seeds_) tm_.variants.push_back(k);
+    std::shuffle(tm_.variants.begin(), tm_.variants.end(), rng_);
+    tm_.fresh.assign(static_cast<size_t>(seeds_), false);
+    tm_.previous.assign(static_cast<size_t>(seeds_), -1);
+  }
 
-    auto run_checked = [&](const std::vector<std::pair<int, int>>& calls, bool timed) -> bool {
-      auto b = s_.run(calls, group_set_);
-      if (batch_failed(b, Gate::Latency)) return false;
-      double claimed = 0;
-      for (double c : b.claimed_ms) claimed += c;
-      if (claimed > b.wall_ms * 1.001 + 0.05)
-        return fail(
-            Gate::DynamicHack, Category::HackDynamic,
-            fmt::format("the runner reported {:.4g} ms of calls in a batch the parent timed at "
-                        "{:.4g} ms: the report was forged",
-                        claimed, b.wall_ms));
-      for (size_t k = 0; k < calls.size(); ++k) {
-        auto [g, slot] = calls[k];
-        bool must = fresh[static_cast<size_t>(g)];
-        fresh[static_cast<size_t>(g)] = false;
-        if (!must && (checks >= max_checks || coin(rng_) > 0.15)) continue;
-        ++checks;
-        int set = group_set_[static_cast<size_t>(g)];
-        if (auto bad = check(slot, set, false)) {
-          int prev = previous[static_cast<size_t>(g)];
-          bool stale = prev >= 0 && !check(slot, prev, false).has_value();
-          return fail(
-              Gate::DynamicHack, Category::HackDynamic,
-              stale ? fmt::format("called on buffers whose values the harness had changed ({} "
-                                  "loaded where {} was), the kernel returned the outputs of "
-                                  "the earlier values: results are cached across calls "
-                                  "(keyed on pointers or on a few sampled values)",
-                                  sets_[static_cast<size_t>(set)].name,
-                                  sets_[static_cast<size_t>(prev)].name)
-                    : fmt::format("a timed call's results were wrong ({}: {}): the kernel "
-                                  "behaves differently when called repeatedly",
-                                  sets_[static_cast<size_t>(set)].name, *bad));
-        }
-      }
-      if (timed) {
-        per_call.push_back(b.wall_ms / static_cast<double>(calls.size()));
-        spent += b.wall_ms;
-        wall_total += b.wall_ms;
-        claimed_total += claimed;
-        out_.trials += static_cast<int>(calls.size());
-        ++out_.batches;
-      }
-      return true;
-    };
-
-    // Warm-up: one call per seed group, the last one sizing the batches.
+  // One call per seed group, the last one sizing the batches (tm_.n calls each).
+  bool warm_up() {
     double w = 0;
     for (int g = 0; g < seeds_; ++g) {
-      auto t0 = now_s();
-      if (!run_checked({{g, first_slot}}, false)) return false;
+      const double t0 = now_s();
+      if (!run_checked({call(g, tm_.first_slot)}, false)) return false;
       w = (now_s() - t0) * 1e3;
     }
-    const int n = std::clamp(static_cast<int>(opt_.batch_target_ms / std::max(w, 1e-3)), 1,
-                             std::max(1, std::min(max_batch, opt_.timing_max_trials / opt_.min_batches)));
-    // The median is known well enough (kMedianPrecision): stop early.
-    const int min_batches_for_tight =
-        std::max(2 * opt_.min_batches, static_cast<int>(variants.size()) + opt_.min_batches);
-    auto tight = [&] {
-      if (out_.batches < min_batches_for_tight) return false;
-      double iqr = trial_quantile(per_call, 0.75) - trial_quantile(per_call, 0.25);
-      return 1.58 * iqr / std::sqrt(static_cast<double>(per_call.size())) <=
-             kMedianPrecision * trial_quantile(per_call, 0.5);
-    };
-    double cpu0 = s_.cpu_s(), t0 = now_s();
-    int loaded = -1;
-    while (out_.trials < opt_.timing_max_trials &&
-           (out_.batches < opt_.min_batches || spent < opt_.timing_budget_ms) && !tight()) {
-      // Every variant is loaded once, in a random order, before the random reloads start.
-      bool planned = static_cast<size_t>(out_.batches) < variants.size();
-      if (timing_sets.size() > 1 && (planned || coin(rng_) < 0.5)) {
-        // A planned variant goes into its base seed's group: the same addresses, the same
-        // values but in a few random positions.
-        int next = planned ? variants[static_cast<size_t>(out_.batches)] : -1;
-        int base = next >= 0 ? sets_[static_cast<size_t>(next)].base : -1;
-        int g = base >= 0 && base < seeds_ ? base : pick_group(rng_);
-        int cur = group_set_[static_cast<size_t>(g)];
-        if (next < 0) next = cur;
-        while (next == cur) next = timing_sets[std::uniform_int_distribution<size_t>(0, timing_sets.size() - 1)(rng_)];
-        if (!s_.load(g, next)) return ended("timing");
-        previous[static_cast<size_t>(g)] = cur;
-        loaded = g;
-        group_set_[static_cast<size_t>(g)] = next;
-        fresh[static_cast<size_t>(g)] = true;
-      }
-      int m = std::min(n, opt_.timing_max_trials - out_.trials);
-      std::vector<std::pair<int, int>> calls;
-      for (int k = 0; k < m; ++k) calls.emplace_back(pick_group(rng_), first_slot + k);
-      if (loaded >= 0) calls[0].first = loaded;  // the reloaded group's first call is checked
-      loaded = -1;
-      if (!run_checked(calls, true)) return false;
-    }
-    double cpu1 = s_.cpu_s(), wall = now_s() - t0;
-    out_.checked_calls = checks;
-    if (cpu0 >= 0 && cpu1 >= 0) {
-      double cpu = cpu1 - cpu0;
-      out_.metrics["timing_cpu_s"] = cpu;
-      out_.metrics["timing_wall_s"] = wall;
-      // /proc counts CPU time in 10 ms ticks: two samples are within 20 ms of the truth.
-      if (cpu > wall * opt_.threads * 1.1 + 0.03)
-        return fail(
-            Gate::DynamicHack, Category::HackDynamic,
-            fmt::format("the timed calls used {:.3g} s of CPU time in {:.3g} s of wall time, "
-                        "more than {} thread(s) give: the kernel started extra threads "
-                        "(OpenMP teams, timers, std::thread beyond verify.threads)",
-                        cpu, wall, opt_.threads));
-    }
-    if (per_call.empty())
-      return fail(Gate::Latency, Category::Infra,
-                  "no timed call was made (verify.timing_max_trials is 0?)");
-    out_.median_ms = trial_quantile(per_call, 0.5);
-    out_.iqr_ms = trial_quantile(per_call, 0.75) - trial_quantile(per_call, 0.25);
-    out_.min_ms = *std::min_element(per_call.begin(), per_call.end());
-    out_.metrics["batch_calls"] = n;
-    out_.metrics["runner_claimed_ms"] = out_.trials > 0 ? claimed_total / out_.trials : 0;
-    out_.metrics["parent_timed_ms"] = out_.trials > 0 ? wall_total / out_.trials : 0;
-    out_.metrics["checked_calls"] = checks;
-    out_.metrics["kernel_calls"] = first_slot + seeds_ + out_.trials;  // correctness, warm-up, timed
+    size_batches(w);
     return true;
   }
+
+  // Calls per batch for a batch of about batch_target_ms at `per_call_ms` a call. Sized from
+  // the warm-up, then from the fastest timed batch so far: a kernel that stalls its warm-up
+  // calls would otherwise keep one-call batches, which on a busy machine time faster than
+  // long ones (a short burst right after a wake-up is seldom preempted): slow_warmup timed
+  // 2-4.7x faster than the same loop so.
+  void size_batches(double per_call_ms) {
+    const int cap = std::max(1, std::min(tm_.max_batch, opt_.timing_max_trials / opt_.min_batches));
+    tm_.n =
+        std::clamp(static_cast<int>(opt_.batch_target_ms / std::max(per_call_ms, 1e-3)), 1, cap);
+  }
+
+  // The median is known to kMedianPrecision: timing may stop early. Every variant has been
+  // loaded by then (one per batch, the first batches).
+  bool tight() const {
+    const int min_batches =
+        std::max(2 * opt_.min_batches, static_cast<int>(tm_.variants.size()) + opt_.min_batches);
+    if (out_.batches < min_batches) return false;
+    const auto& v = tm_.per_call;
+    double iqr = trial_quantile(v, 0.75) - trial_quantile(v, 0.25);
+    return 1.58 * iqr / std::sqrt(static_cast<double>(v.size())) <=
+           kMedianPrecision * trial_quantile(v, 0.5);
+  }
+
+  int pick_group() { return std::uniform_int_distribution<int>(0, seeds_ - 1)(rng_); }
+  double coin() { return std::uniform_real_distribution<double>(0, 1)(rng_); }
+
+  // Between batches: every variant once, in a random order, then another timing set into a
+  // random seed group with chance kReloadChance. A variant goes into its base seed's group: the
+  // same addresses, the same values but in a few random positions. `loaded`: the group, or -1.
+  bool reload(int& loaded) {
+    const bool planned = static_cast<size_t>(out_.batches) < tm_.variants.size();
+    // Per batch, scaled down for short batches: a reload's first call is always checked, and
+    // one-call batches (a slow kernel on a busy machine) would check every other call.
+    const double chance = kReloadChance * std::min(1.0, tm_.n / 4.0);
+    if (tm_.timing_sets.size() < 2 || !(planned || coin() < chance)) return true;
+    int next = planned ? tm_.variants[static_cast<size_t>(out_.batches)] : -1;
+    int base = next >= 0 ? sets_[static_cast<size_t>(next)].base : -1;
+    int g = base >= 0 && base < seeds_ ? base : pick_group();
+    int cur = group_set_[static_cast<size_t>(g)];
+    if (next < 0) next = cur;
+    while (next == cur)
+      next = tm_.timing_sets[std::uniform_int_distribution<size_t>(
+          0, tm_.timing_sets.size() - 1)(rng_)];
+    if (!s_.load(g, next)) return false;
+    tm_.previous[static_cast<size_t>(g)] = cur;
+    tm_.fresh[static_cast<size_t>(g)] = true;
+    group_set_[static_cast<size_t>(g)] = next;
+    loaded = g;
+    return true;
+  }
+
+  // Whether set a's references equal set b's (a variant whose changed inputs do not change the
+  // outputs): outputs left over from one are right for the other. Memoised per pair.
+  bool same_outputs(int a, int b) {
+    if (a == b) return true;
+    auto key = std::minmax(a, b);
+    auto it = same_outputs_.find(key);
+    if (it == same_outputs_.end()) it = same_outputs_.emplace(key, refs_equal(a, b)).first;
+    return it->second;
+  }
+
+  // A call of group g into `slot`. The slot is poisoned (NaN) only when what it holds may be
+  // right for g's set: never written by the parent's plan, or last given a call on a set with
+  // the same outputs. Otherwise it holds the outputs of a call on a set whose references
+  // differ, and a kernel that leaves them (writes nothing, or only part) fails the check just as
+  // it would on poison; the poison pass over every output cost more than the kernel's own run
+  // for a memory-bound task. Prepared outputs in other slots gain nothing: writing them is work
+  // done inside a timed call, and replaying them is what the reloads catch.
+  RunnerSession::Call call(int g, int slot) {
+    const int set = group_set_[static_cast<size_t>(g)];
+    int& last = slot_set_[static_cast<size_t>(slot)];
+    RunnerSession::Call c{g, slot, last < 0 || same_outputs(last, set)};
+    last = set;
+    tm_.poisoned += c.poison ? 1 : 0;
+    return c;
+  }
+
+  // The next batch: random seed groups (the reloaded one first: its first call is checked),
+  // each into a free slot that needs no poison where there is one. Every call goes to the
+  // next slot from a cursor that moves on across batches (the least recently written), so a
+  // call's outputs are as cold in the caches whatever the batch size: the kernel sizes the
+  // batches through its warm-up time, and one hot slot reused by one-call batches once timed
+  // a relu 4.5x faster than the same loop in long batches (corpus hack slow_warmup).
+  std::vector<RunnerSession::Call> plan_batch(int loaded) {
+    const int m = std::min(tm_.n, opt_.timing_max_trials - out_.trials);
+    const int window = tm_.max_batch;
+    std::vector<bool> used(static_cast<size_t>(window), false);
+    std::vector<RunnerSession::Call> calls;
+    for (int k = 0; k < m; ++k) {
+      const int g = k == 0 && loaded >= 0 ? loaded : pick_group();
+      const int set = group_set_[static_cast<size_t>(g)];
+      // The cursor's slot, or one of the next few that needs no poison: looking further
+      // would bring back a recently written slot (a one-call batch found the same one each
+      // time when it looked at every slot).
+      int pick = -1;
+      for (int i = 0, seen = 0; i < window && seen < kSlotLookahead; ++i) {
+        const int j = (tm_.cursor + i) % window;
+        if (used[static_cast<size_t>(j)]) continue;
+        ++seen;
+        const int last = slot_set_[static_cast<size_t>(tm_.first_slot + j)];
+        if (pick < 0) pick = j;
+        if (last >= 0 && !same_outputs(last, set)) {
+          pick = j;
+          break;
+        }
+      }
+      used[static_cast<size_t>(pick)] = true;
+      tm_.cursor = (pick + 1) % window;
+      calls.push_back(call(g, tm_.first_slot + pick));
+    }
+    return calls;
+  }
+
+  bool run_checked(const std::vector<RunnerSession::Call>& calls, bool timed) {
+    auto b = s_.run(calls, group_set_);
+    if (batch_failed(b, Gate::Latency)) return false;
+    double claimed = 0;
+    for (double c : b.claimed_ms) claimed += c;
+    if (claimed > b.wall_ms * 1.001 + 0.05)
+      return fail(Gate::DynamicHack, Category::HackDynamic,
+                  fmt::format("the runner reported {:.4g} ms of calls in a batch the parent timed "
+                              "at {:.4g} ms: the report was forged",
+                              claimed, b.wall_ms));
+    for (const auto& c : calls)
+      if (!check_timed_call(c)) return false;
+    if (timed) {
+      tm_.per_call.push_back(b.wall_ms / static_cast<double>(calls.size()));
+      tm_.spent += b.wall_ms;
+      tm_.claimed_total += claimed;
+      out_.trials += static_cast<int>(calls.size());
+      ++out_.batches;
+      size_batches(*std::min_element(tm_.per_call.begin(), tm_.per_call.end()));
+    }
+    return true;
+  }
+
+  // A timed call's outputs are compared when it is the first after its group's reload, or
+  // drawn at random (kCheckShare of the calls, at most kMaxChecks).
+  bool check_timed_call(const RunnerSession::Call& c) {
+    const bool must = tm_.fresh[static_cast<size_t>(c.group)];
+    tm_.fresh[static_cast<size_t>(c.group)] = false;
+    if (!must && (tm_.checks >= kMaxChecks || coin() > kCheckShare)) return true;
+    ++tm_.checks;
+    const int set = group_set_[static_cast<size_t>(c.group)];
+    auto bad = check(c.slot, set, false);
+    if (!bad) return true;
+    const int prev = tm_.previous[static_cast<size_t>(c.group)];
+    const bool stale = prev >= 0 && !check(c.slot, prev, false).has_value();
+    const std::string& name = sets_[static_cast<size_t>(set)].name;
+    return fail(Gate::DynamicHack, Category::HackDynamic,
+                stale ? fmt::format("called on buffers whose values the harness had changed ({} "
+                                    "loaded where {} was), the kernel returned the outputs of the "
+                                    "earlier values: results are cached across calls (keyed on "
+                                    "pointers or on a few sampled values)",
+                                    name, sets_[static_cast<size_t>(prev)].name)
+                      : fmt::format("a timed call's results were wrong ({}: {}): the kernel "
+                                    "behaves differently when called repeatedly",
+                                    name, *bad));
+  }
+
+  // The runner's CPU time over the timed batches fits in their wall time x threads.
+  bool threads_fit(double cpu0, double t0) {
+    const double cpu1 = s_.cpu_s(), wall = now_s() - t0;
+    if (cpu0 < 0 || cpu1 < 0) return true;
+    const double cpu = cpu1 - cpu0;
+    out_.metrics["timing_cpu_s"] = cpu;
+    out_.metrics["timing_wall_s"] = wall;
+    // /proc counts CPU time in 10 ms ticks: two samples are within 20 ms of the truth.
+    if (cpu <= wall * opt_.threads * 1.1 + 0.03) return true;
+    return fail(Gate::DynamicHack, Category::HackDynamic,
+                fmt::format("the timed calls used {:.3g} s of CPU time in {:.3g} s of wall time, "
+                            "more than {} thread(s) give: the kernel started extra threads "
+                            "(OpenMP teams, timers, std::thread beyond verify.threads)",
+                            cpu, wall, opt_.threads));
+  }
+
+  bool close_timing() {
+    const auto& v = tm_.per_call;
+    out_.checked_calls = tm_.checks;
+    if (v.empty())
+      return fail(Gate::Latency, Category::Infra,
+                  "no timed call was made (verify.timing_max_trials is 0?)");
+    out_.median_ms = trial_quantile(v, 0.5);
+    out_.iqr_ms = trial_quantile(v, 0.75) - trial_quantile(v, 0.25);
+    out_.min_ms = *std::min_element(v.begin(), v.end());
+    auto& m = out_.metrics;
+    m["batch_calls"] = tm_.n;
+    m["runner_claimed_ms"] = out_.trials > 0 ? tm_.claimed_total / out_.trials : 0;
+    m["parent_timed_ms"] = out_.trials > 0 ? tm_.spent / out_.trials : 0;
+    m["checked_calls"] = tm_.checks;
+    m["kernel_calls"] = tm_.first_slot + seeds_ + out_.trials;  // correctness, warm-up, timed
+    m["poisoned_calls"] = tm_.poisoned;
+    return true;
+  }
+
+  // What the timing phase keeps between its batches.
+  struct Timing {
+    int first_slot = 0, max_batch = 1, n = 1;  // n: calls per batch
+    int cursor = 0;                            // where plan_batch looks for a slot first
+    std::vector<int> timing_sets, variants;    // variants: the timing sets that are not seeds
+    std::vector<bool> fresh;                   // per seed group: its next call is checked
+    std::vector<int> previous;                 // per seed group: the set before its last reload
+    std::vector<double> per_call;              // per timed batch: its wall time / its calls
+    int poisoned = 0;                          // timing calls whose slot was poisoned
+    double spent = 0, claimed_total = 0;
+    int checks = 0;
+  };
+  static constexpr int kMaxChecks = 64;
+  static constexpr int kSlotLookahead = 4;  // plan_batch: free slots looked at from the cursor
+  static constexpr double kCheckShare = 0.15;
+  static constexpr double kReloadChance = 0.5;  // per batch of 4 calls or more
 
   const std::vector<TrialSet>& sets_;
   int seeds_;
@@ -453,11 +569,14 @@ class Trial {
   RunnerSession& s_;
   std::mt19937_64 rng_;
   std::vector<int> group_set_;
-  std::vector<std::tuple<int, int, std::vector<uint8_t>>> snapshots_;  // slot, set, bytes
+  std::vector<std::tuple<int, int, Digest>> snapshots_;  // slot, set, digest of its outputs
   std::vector<ReplayCall> traces_;  // every checked call's API trace (modeled latencies)
   std::vector<double> claimed_;     // the runner's modeled ms for each of them
-  std::map<int, std::vector<uint8_t>> matched_;  // set -> outputs of a call that matched it
-  uint64_t kept_bytes_ = 0;                       // in matched_, at most region_cap_bytes
+  OutputDigest digest_;             // keyed per trial: the kernel never learns the key
+  std::map<int, Digest> matched_;   // set -> digest of the outputs of a call that matched it
+  std::vector<int> slot_set_;       // per slot: the set of the last call planned into it, or -1
+  std::map<std::pair<int, int>, bool> same_outputs_;
+  Timing tm_;
   TrialOutcome out_;
 };
 
@@ -479,7 +598,8 @@ TrialOutcome run_trial(const std::string& library, const std::vector<std::string
     correctness += t.correctness ? 1 : 0;
     ss.push_back(std::move(s));
   }
-  int timing_slots = static_cast<int>(std::clamp<uint64_t>(opt.region_cap_bytes / slot_bytes, 1, 64));
+  int timing_slots =
+      static_cast<int>(std::clamp<uint64_t>(opt.region_cap_bytes / slot_bytes, 1, 64));
   double t0 = now_s();
   RunnerSession session(library, abi, ss, correctness + timing_slots, opt.modeled);
   double regions_s = now_s() - t0;
@@ -504,8 +624,9 @@ TrialOutcome run_trial(const std::string& library, const std::vector<std::string
     out.ended_early = false;
     out.gate = Gate::DynamicHack;
     out.category = Category::HackDynamic;
-    out.feedback = "a result event appeared on the runner's event channel, which the runner never "
-                   "writes: the kernel forged a report";
+    out.feedback =
+        "a result event appeared on the runner's event channel, which the runner never "
+        "writes: the kernel forged a report";
   } else {
     trial.after_exit();
   }

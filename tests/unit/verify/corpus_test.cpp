@@ -8,7 +8,10 @@
 // opencl cases are skipped without an OpenCL device; cuda cases without nvcc, and without a
 // GPU a cuda case expected past the compile gate must compile, pass the static gates and end
 // `no_device` (scripts/gpu-check runs the full verdicts on a GPU).
+#include "corpus.h"
+
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -16,7 +19,6 @@
 #include <cstdio>
 
 #include "backends/cuda/cuda_backend.h"
-#include "corpus.h"
 
 namespace evk::corpus_test {
 namespace {
@@ -115,38 +117,48 @@ TEST_P(CorpusCase, GetsItsExpectedVerdict) {
   }
   if (hostile)
     for (const auto& p : hostile_leftovers()) ADD_FAILURE() << "a hostile kernel wrote " << p;
-  // latency-like: PATH RATIO — the verdict's latency is not RATIO times below another kernel's,
-  // measured in this same run (no bogus speed-up from gaming the timing). One-sided: a hack
-  // that comes out slower gained nothing, and two separate timings on a busy machine differ.
+  // latency-like: PATH RATIO — the verdict's latency is not RATIO times below another kernel's
+  // (no bogus speed-up from gaming the timing). One-sided: a hack that comes out slower gained
+  // nothing. A modeled latency is deterministic: one verification of each. A measured one is
+  // compared on verifications of the two made at the same time (two jobs, one CPU each), so
+  // that the machine's load falls on both alike; the ratio is the median of up to three such
+  // pairs (the first alone when it passes): a failure needs two of three pairs 2x apart
+  // while each pair shared its load, which noise on this machine has not reached.
   if (c.header.count("latency-like")) {
     std::istringstream in(c.header.at("latency-like"));
     std::string rel;
     double ratio = 2;
     in >> rel >> ratio;
     Case other = read_case(c.file.parent_path() / rel);
-    auto ov = run_all({other});
-    ASSERT_TRUE(ov[0].feasible) << other.file << ": " << ov[0].feedback;
-    double a = v.latency_ms, b = ov[0].latency_ms;
-    if (b / a > ratio) {  // one more pair, the faster of each: a burst of load slowed one
-      auto again = run_all({c, other});
-      if (again[0].feasible) a = std::min(a, again[0].latency_ms);
-      if (again[1].feasible) b = std::min(b, again[1].latency_ms);
+    const bool modeled = c.backend == "ascendc";
+    std::vector<double> ratios;
+    std::string seen;
+    for (int pair = 0; pair < (modeled ? 1 : 3); ++pair) {
+      auto vs = modeled ? std::vector<Verdict>{v, run_all({other})[0]} : run_all({c, other});
+      ASSERT_TRUE(vs[1].feasible) << other.file << ": " << vs[1].feedback;
+      if (!vs[0].feasible) continue;  // the case's own verdict is checked above
+      ratios.push_back(vs[1].latency_ms / vs[0].latency_ms);
+      seen += fmt::format(" {:.3f}/{:.3f} ms", vs[0].latency_ms, vs[1].latency_ms);
+      if (pair == 0 && ratios[0] <= ratio) break;
     }
-    EXPECT_LE(b / a, ratio)
-        << c.file << " latency " << a << " ms vs " << b << " ms for " << rel;
+    ASSERT_FALSE(ratios.empty()) << c.file << ": no feasible verdict to compare";
+    std::sort(ratios.begin(), ratios.end());
+    EXPECT_LE(ratios[ratios.size() / 2], ratio)
+        << c.file << " latency vs " << rel << " (pairs):" << seen;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, CorpusCase, ::testing::ValuesIn(all_cases()),
-                         [](const ::testing::TestParamInfo<Case>& i) { return case_name(i.param); });
+                         [](const ::testing::TestParamInfo<Case>& i) {
+                           return case_name(i.param);
+                         });
 
 // The corpora keep their breadth: a folder emptied by mistake fails here, not silently.
 TEST(CorpusFolders, HoldAtLeastTheirMinimumOfCases) {
   const std::map<std::string, size_t> minimum = {
-      {"cpu/solutions", 10}, {"cpu/honest", 15},   {"cpu/hacks", 15},   {"cpu/hostile", 10},
-      {"opencl/solutions", 5}, {"opencl/hacks", 10}, {"opencl/hostile", 6},
-      {"cuda/solutions", 5},  {"cuda/hacks", 15},  {"ascendc/honest", 15},
-      {"ascendc/hacks", 22}};
+      {"cpu/solutions", 10},   {"cpu/honest", 15},     {"cpu/hacks", 15},     {"cpu/hostile", 10},
+      {"opencl/solutions", 5}, {"opencl/hacks", 10},   {"opencl/hostile", 6}, {"cuda/solutions", 5},
+      {"cuda/hacks", 15},      {"ascendc/honest", 15}, {"ascendc/hacks", 22}};
   std::map<std::string, size_t> count;
   std::set<std::string> names;
   int cuda_static = 0;
