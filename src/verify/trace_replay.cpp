@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 
 #include "backends/registry.h"
 #include "core/error.h"
+#include "core/paths.h"
 
 namespace evk {
 namespace {
@@ -82,6 +84,9 @@ std::vector<ReplayResult> replay_traces(const RunnerJob& job, const std::vector<
   r.trace_fd = traces.fd();
   r.trace_bytes = traces.size();
   lim.executable = replay_of(lim.executable);
+  if (!std::filesystem::exists(runner_path().parent_path() / lim.executable))
+    throw ReplayUnavailable("the API-trace replay " + lim.executable + " is missing beside " +
+                            runner_path().string() + ": build it (make build) or install it");
   RunnerHooks hooks;
   hooks.keep_fds = {r.inputs_fd, r.outputs_fd, r.trace_fd};
   RunnerRun run = run_runner(r, lim, workdir, hooks);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "verify/runner_client.h"
 
 namespace evk {
@@ -27,9 +28,16 @@ struct ReplayResult {
   std::vector<uint8_t> outputs;  // a slot (output i at output_offsets(set)[i])
 };
 
-// Replays `calls` against `job`'s sets and inputs (its inputs_fd must be open). Throws Error
-// when the replay process fails as a whole (crash, timeout, a malformed report): the trace
-// may be what broke it, so the caller treats that as a rejected trace.
+// The replay cannot run at all (its executable is not built or not installed): the machinery's
+// fault, never the kernel's, so the caller reports it as infra.
+struct ReplayUnavailable : Error {
+  using Error::Error;
+};
+
+// Replays `calls` against `job`'s sets and inputs (its inputs_fd must be open). Throws
+// ReplayUnavailable when there is no replay to run; throws Error when the replay process fails
+// as a whole (crash, timeout, a malformed report): the trace may be what broke it, so the
+// caller treats that as a rejected trace.
 std::vector<ReplayResult> replay_traces(const RunnerJob& job, const std::vector<ReplayCall>& calls,
                                         RunnerLimits lim, const std::string& workdir);
 

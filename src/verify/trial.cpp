@@ -252,6 +252,8 @@ class Trial {
     try {
       rs = replay_traces(s_.job(), traces_, lim, workdir);
       out_.metrics["replay_s"] = now_s() - t0;  // what the replay adds to a verification
+    } catch (const ReplayUnavailable& e) {
+      return (void)fail(Gate::Latency, Category::Infra, e.what());
     } catch (const Error& e) {
       return (void)fail(Gate::DynamicHack, Category::HackDynamic,
                         std::string("the kernel's API trace could not be replayed (") + e.what() +

@@ -162,21 +162,64 @@ TEST_F(AscendcModel, BandwidthIsSharedByBusyCoresNotByBlockDim) {
 }
 
 // The eager baseline is the reference library's relu kernel (generic tiling: as many cores as
-// whole 8192-element tiles need), run on the same emulator: a kernel that spreads the task over
-// all 48 vector cores with double buffering beats it, from its schedule alone, and a one-core
-// kernel loses to it.
-TEST_F(AscendcModel, ASingleOperatorTaskIsWonByTheScheduleAloneAndLostByANaiveKernel) {
-  Verdict tuned = verify(with(relu(), "uint32_t blocks = 24;", "uint32_t blocks = 48;"));
-  Verdict naive = verify(with(relu(), "uint32_t blocks = 24;", "uint32_t blocks = 1;"));
+// whole 8192-element tiles need, double-buffered), run on the same emulator, at the task's full
+// size (at a shrunk one the 25 us launch is nearly all of both times). Relu is bound by HBM on
+// both sides, as torch_npu's is on the chip: a kernel over all 48 cores ties it, no better (the
+// model gives the library no handicap), and a one-core kernel loses by its schedule alone.
+TEST_F(AscendcModel, TheLibraryBaselineIsTiedAtTheHbmFloorAndBeatsANaiveKernel) {
+  OracleOptions oo;
+  oo.max_elements = 1 << 22;
+  oo.timing_runs = 3;
+  Verifier full(*ws_, oo);
+  Suite suite = load_suite(*ws_, "builtin:level1", oo.max_elements);
+  auto run = [&](const std::string& src) {
+    VerifyOptions o;
+    o.backend = "ascendc";
+    o.use_cache = false;
+    o.seeds = 1;
+    Verdict v = full.verify(find_task(suite, "relu"), src, o);
+    EXPECT_TRUE(v.feasible) << v.feedback;
+    return v;
+  };
+  Verdict tuned = run(with(relu(), "uint32_t blocks = 24;", "uint32_t blocks = 48;"));
+  Verdict naive = run(with(relu(), "uint32_t blocks = 24;", "uint32_t blocks = 1;"));
   EXPECT_EQ(tuned.metrics.value("eager_basis", ""), "library kernels");
   EXPECT_FALSE(tuned.metrics.contains("eager_fallback"));
   EXPECT_EQ(tuned.eager_ms, naive.eager_ms);
-  double won = tuned.eager_ms / tuned.latency_ms, lost = naive.eager_ms / naive.latency_ms;
-  std::printf("relu over eager: 48 cores %.3fx, 1 core %.3fx\n", won, lost);
-  EXPECT_GT(won, 1.05);
-  EXPECT_LT(lost, 0.8);
+  double tie = tuned.eager_ms / tuned.latency_ms, lost = naive.eager_ms / naive.latency_ms;
+  std::printf("relu over eager: 48 cores %.3fx, 1 core %.3fx\n", tie, lost);
+  EXPECT_NEAR(tie, 1.0, 0.03);
+  EXPECT_LT(lost, 0.5);
   EXPECT_NE(tuned.feedback.find("modeled PyTorch eager"), std::string::npos);
   EXPECT_NE(tuned.feedback.find("(library kernels)"), std::string::npos) << tuned.feedback;
+}
+
+// Without its replay (not built, or an install that lost it) an Ascend C verification cannot
+// judge the kernel: that is the machinery's fault, so the verdict is infra, never a hack.
+TEST_F(AscendcModel, AMissingReplayIsInfraNotAHack) {
+  fs::path dir = fs::path(EVK_BINARY_DIR) / "no-replay-runners";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(runner_path().parent_path()))
+    if (e.is_regular_file() && e.path().filename().string().rfind("evk-", 0) == 0 &&
+        e.path().filename() != "evk-ascendc-replay")
+      fs::copy_file(e.path(), dir / e.path().filename());
+  ASSERT_TRUE(fs::exists(dir / "evk-runner-ascendc"));
+  std::string before = std::getenv("EVK_RUNNER") ? std::getenv("EVK_RUNNER") : "";
+  setenv("EVK_RUNNER", (dir / "evk-runner").c_str(), 1);
+  VerifyOptions o;
+  o.backend = "ascendc";
+  o.use_cache = false;
+  o.seeds = 2;
+  Verdict v = verifier_->verify(find_task(*suite_, "relu"), relu(), o);
+  if (before.empty())
+    unsetenv("EVK_RUNNER");
+  else
+    setenv("EVK_RUNNER", before.c_str(), 1);
+  fs::remove_all(dir);
+  EXPECT_FALSE(v.feasible);
+  EXPECT_EQ(v.category, Category::Infra) << category_name(v.category) << ": " << v.feedback;
+  EXPECT_NE(v.feedback.find("evk-ascendc-replay is missing"), std::string::npos) << v.feedback;
 }
 
 }  // namespace
