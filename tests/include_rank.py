@@ -118,7 +118,12 @@ def main():
     ranks = read_ranks(a.root)
     problems = []
     edges = include_edges(a.root, ranks, problems)
-    for (src, dst), why in symbol_edges([l.split('=', 1) for l in a.lib]).items():
+    libs = [l.split('=', 1) for l in a.lib]
+    # A build of some targets only (the sanitizer builds) lacks some libraries: their symbol
+    # arrows cannot be read, so the test reports itself skipped (77) rather than passed.
+    unbuilt = [p for _, p in libs if not os.path.exists(p)]
+    libs = [(f, p) for f, p in libs if os.path.exists(p)]
+    for (src, dst), why in symbol_edges(libs).items():
         edges[(src, dst)] += why
     for (src, dst), why in sorted(edges.items()):
         rs, rd = ranks[src], ranks[dst]
@@ -134,6 +139,9 @@ def main():
             print('  ' + p, file=sys.stderr)
         return 1
     print(f'{len(edges)} arrows between {len(ranks)} ranked folders, none up')
+    if unbuilt:
+        print('not built, their symbols unchecked: ' + ', '.join(unbuilt))
+        return 77
     return 0
 
 
