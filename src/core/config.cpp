@@ -12,8 +12,9 @@
 namespace evk {
 namespace fs = std::filesystem;
 
-const std::vector<ConfigKey>& config_keys() {
-  static const std::vector<ConfigKey> keys = {
+// The keys by part of the system, in the order `config show` lists them.
+static std::vector<ConfigKey> tasks_and_verifier_keys() {
+  return {
       // Tasks and the oracle
       {"tasks.max_elements", "16777216",
        "fit tasks so that their inputs hold at most this many elements (0: never fit)"},
@@ -42,6 +43,11 @@ const std::vector<ConfigKey>& config_keys() {
       {"verify.timing_budget_ms", "1000", "time spent in timed calls per candidate"},
       {"verify.timing_max_trials", "200", "most timed calls per candidate"},
       {"verify.jobs", "1", "verifications run at once"},
+  };
+}
+
+static std::vector<ConfigKey> executor_keys() {
+  return {
       // Where verifications run (src/run/executor.h)
       {"verify.executor", "local",
        "local (this machine) or slurm (one batch job per candidate, see README: Slurm)"},
@@ -59,6 +65,11 @@ const std::vector<ConfigKey>& config_keys() {
       {"slurm.node_scratch", "",
        "node-local scratch workspace of verify-job (default: $TMPDIR/evk-node-<hash>)"},
       {"slurm.keep_files", "false", "keep job, verdict and log files under <workspace>/slurm"},
+  };
+}
+
+static std::vector<ConfigKey> llm_keys() {
+  return {
       // LLM
       {"llm.model", "sim", "provider:model, replay:FILE or sim"},
       {"llm.base_url", "https://api.openai.com/v1", "OpenAI-compatible endpoint"},
@@ -84,6 +95,11 @@ const std::vector<ConfigKey>& config_keys() {
       {"llm.retry_base_s", "1", "first back-off delay; doubles per retry, with jitter"},
       {"llm.retry_max_s", "30", "longest back-off delay"},
       {"llm.retry_after_max_s", "120", "longest Retry-After honoured; a longer one fails the call"},
+  };
+}
+
+static std::vector<ConfigKey> agent_and_memory_keys() {
+  return {
       // Offline coder (sim)
       {"sim.pitfalls", "true",
        "the sim coder makes its cold-start and refining mistakes (false: always pitfall-free)"},
@@ -134,6 +150,15 @@ const std::vector<ConfigKey>& config_keys() {
       {"agent.confirm_band", "0.25",
        "speed-ups below 1 + band (or the two timings' relative IQRs, if larger) are confirmed"},
   };
+}
+
+const std::vector<ConfigKey>& config_keys() {
+  static const std::vector<ConfigKey> keys = [] {
+    std::vector<ConfigKey> all;
+    for (auto part : {tasks_and_verifier_keys, executor_keys, llm_keys, agent_and_memory_keys})
+      for (auto& k : part()) all.push_back(std::move(k));
+    return all;
+  }();
   return keys;
 }
 
