@@ -9,7 +9,7 @@
 
 namespace evk {
 
-// Codes are the ABI's (knowledge/cpu/evokernel/kernel_abi.h): keep them in sync.
+// Codes are the ABI's (abi/evokernel/kernel_abi.h, EVK_F32...): keep them in sync.
 enum class DType : int32_t { F32 = 0, F64 = 1, I32 = 2, I64 = 3, BOOL = 4, U8 = 5, F16 = 6 };
 
 size_t dtype_size(DType t);
